@@ -1,0 +1,92 @@
+/*
+ * creach_internal.h - helpers shared between the CReachability sources.
+ * Not part of the module's public interface (it lives outside include/).
+ */
+#ifndef CREACH_INTERNAL_H
+#define CREACH_INTERNAL_H
+
+#include "CReachability.h"
+
+#ifdef __linux__
+
+#include <stdbool.h>
+
+/* Older uapi headers: values are ABI, so defining them is safe. */
+#ifndef NETLINK_CAP_ACK
+#define NETLINK_CAP_ACK 10
+#endif
+#ifndef NETLINK_EXT_ACK
+#define NETLINK_EXT_ACK 11
+#endif
+#ifndef NETLINK_GET_STRICT_CHK
+#define NETLINK_GET_STRICT_CHK 12
+#endif
+#ifndef RTEXT_FILTER_SKIP_STATS
+#define RTEXT_FILTER_SKIP_STATS (1 << 3)
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* netlink_parse.c                                                           */
+
+/**
+ * creach_error_is_request_fault - whether an NLMSG_ERROR carries extended
+ * ACK attributes (a message, a bad-attribute offset, a missing attribute).
+ * The kernel attaches them when it rejects the request itself (strict
+ * header/attribute validation), never when a route lookup merely fails, so
+ * this separates "bad query" EINVAL from "blackhole" EINVAL.
+ * Returns true or false; a malformed message is false.
+ */
+bool creach_error_is_request_fault(const void *msg, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* netlink_socket.c                                                          */
+
+/** What a creach_nl_msg_fn tells the exchange. */
+enum {
+    CREACH_NL_MORE = 0,   /* keep receiving */
+    CREACH_NL_DONE = 1,   /* the exchange is complete */
+};
+
+/**
+ * creach_nl_msg_fn - handles one reply message that carries the request's
+ * sequence number. Returns CREACH_NL_MORE, CREACH_NL_DONE, or -1 with errno
+ * to abort the exchange.
+ */
+typedef int (*creach_nl_msg_fn)(void *ctx, const void *msg, size_t len);
+
+/**
+ * creach_nl_exchange - send @req (its nlmsg_seq is assigned here, ++seq) and
+ * feed every reply message with that sequence number to @fn until @fn
+ * returns CREACH_NL_DONE. Datagrams from senders other than the kernel and
+ * messages with another sequence number are dropped and counted in @nl.
+ * On failure of a dump request (NLM_F_DUMP) the rest of the dump is drained
+ * without blocking so the socket stays usable.
+ * Returns 0, or -1 with errno: EBADF, EINVAL, ETIMEDOUT, ENOSPC (datagram
+ * larger than @buflen), EBADMSG, or @fn's errno.
+ */
+int creach_nl_exchange(creach_nl *nl, struct nlmsghdr *req, void *buf, size_t buflen,
+                       creach_nl_msg_fn fn, void *ctx);
+
+/**
+ * creach_nl_put_attr - append one attribute to the request @req, which lives
+ * in a buffer of @cap bytes. Returns 0, or -1 with errno EMSGSIZE.
+ */
+int creach_nl_put_attr(struct nlmsghdr *req, size_t cap, uint16_t type, const void *data, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* netns.c                                                                   */
+
+/** creach_netns_fn - work to do inside a namespace: >= 0, or -1 with errno. */
+typedef int (*creach_netns_fn)(void *arg);
+
+/**
+ * creach_netns_run - run @fn(@arg) on a short-lived helper thread that first
+ * enters the network namespace @netns_fd; the calling thread never moves.
+ * The helper runs with all signals blocked, so no handler runs in the
+ * foreign namespace. Returns @fn's result, or -1 with errno (setns's, or
+ * pthread_create's, or @fn's).
+ */
+int creach_netns_run(int netns_fd, creach_netns_fn fn, void *arg);
+
+#endif /* __linux__ */
+#endif /* CREACH_INTERNAL_H */

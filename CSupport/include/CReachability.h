@@ -1,0 +1,314 @@
+/*
+ * CReachability - the C core of swift-reachability.
+ *
+ * Syscalls and byte parsing only; no policy. Every read path writes into
+ * caller-owned buffers and fixed-size structs and allocates nothing. Pure
+ * parsers (creach_parse_*, creach_msg_next, creach_uevent_*) touch no file
+ * descriptor, so they are unit-tested on committed bytes and fuzzed.
+ *
+ * Error contract (libmnl style): a function returns -1 and sets errno, or
+ * returns >= 0. A route lookup that the kernel refuses is NOT a failure of
+ * the call: it returns 0 and reports the kernel's errno in the result
+ * (creach_route.error), because "no route" is an answer, not an error.
+ */
+#ifndef CREACHABILITY_H
+#define CREACHABILITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __linux__
+
+#include <linux/if_arp.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+/* ------------------------------------------------------------------------ */
+/* Fixed sizes                                                               */
+
+/** Interface names are at most 15 bytes plus NUL (IFNAMSIZ). */
+#define CREACH_IFNAMSIZ 16
+/** Link kinds (IFLA_INFO_KIND: "veth", "wireguard", ...) kept up to 31 bytes. */
+#define CREACH_KINDSIZ 32
+/** A uevent value or driver name kept up to 31 bytes. */
+#define CREACH_SYSFS_VALUESIZ 32
+/** Receive buffer for one request/reply exchange (a route or link reply). */
+#define CREACH_REPLY_BUFSIZ 8192
+/** Receive buffer for a dump (the kernel fills up to 32 KiB per datagram). */
+#define CREACH_DUMP_BUFSIZ 32768
+
+/* ------------------------------------------------------------------------ */
+/* Kernel facts as fixed structs                                             */
+
+/**
+ * creach_route - one answer of RTM_GETROUTE.
+ * When error != 0 the kernel refused the lookup and only family and error
+ * are meaningful: ENETUNREACH (no route or throw), EHOSTUNREACH
+ * (unreachable), EACCES (prohibit), EINVAL (blackhole).
+ */
+typedef struct {
+    int32_t error;          /* positive errno of a refused lookup, 0 on success */
+    uint8_t family;         /* AF_INET or AF_INET6 */
+    uint8_t dst_len;        /* rtm_dst_len */
+    uint8_t type;           /* rtm_type: RTN_UNICAST, RTN_LOCAL, ... */
+    uint8_t scope;          /* rtm_scope */
+    uint8_t protocol;       /* rtm_protocol */
+    uint8_t has_gateway;    /* RTA_GATEWAY or RTA_VIA present */
+    uint8_t gateway_family; /* AF_INET / AF_INET6 (RTA_VIA may differ from family) */
+    uint8_t has_prefsrc;    /* RTA_PREFSRC present */
+    uint32_t flags;         /* rtm_flags (RTM_F_*, RTNH_F_*) */
+    uint32_t table;         /* RTA_TABLE when present, else rtm_table */
+    int32_t oif;            /* RTA_OIF, 0 when absent */
+    uint32_t uid;           /* RTA_UID, 0 when absent */
+    uint32_t mark;          /* RTA_MARK, 0 when absent */
+    uint8_t dst[16];        /* RTA_DST (4 or 16 bytes used) */
+    uint8_t gateway[16];
+    uint8_t prefsrc[16];
+} creach_route;
+
+/** creach_route_query - what to look up, with the optional selectors. */
+typedef struct {
+    uint8_t family;         /* AF_INET or AF_INET6 */
+    uint8_t has_src;        /* look up as if sent from src (RTA_SRC) */
+    uint8_t has_mark;       /* RTA_MARK */
+    uint8_t has_uid;        /* RTA_UID */
+    int32_t oif;            /* RTA_OIF when > 0 */
+    uint32_t mark;
+    uint32_t uid;
+    uint8_t dst[16];
+    uint8_t src[16];
+} creach_route_query;
+
+/** creach_link - one RTM_NEWLINK (answer to RTM_GETLINK or an event). */
+typedef struct {
+    int32_t index;          /* ifi_index */
+    uint16_t type;          /* ifi_type: ARPHRD_* */
+    uint8_t operstate;      /* IFLA_OPERSTATE: IF_OPER_* (0 = unknown/absent) */
+    uint8_t linkmode;       /* IFLA_LINKMODE: 1 = dormant mode */
+    int8_t carrier;         /* IFLA_CARRIER: 1, 0, or -1 when absent */
+    uint8_t reserved[3];
+    uint32_t flags;         /* ifi_flags: IFF_UP, IFF_LOWER_UP, IFF_POINTOPOINT, ... */
+    uint32_t mtu;           /* IFLA_MTU, 0 when absent */
+    int32_t link;           /* IFLA_LINK (parent ifindex), 0 when absent */
+    int32_t master;         /* IFLA_MASTER, 0 when absent */
+    char name[CREACH_IFNAMSIZ];   /* IFLA_IFNAME, NUL-terminated ("" when absent) */
+    char kind[CREACH_KINDSIZ];    /* IFLA_LINKINFO/IFLA_INFO_KIND, "" when absent */
+} creach_link;
+
+/** creach_addr - one RTM_NEWADDR. */
+typedef struct {
+    int32_t index;          /* ifa_index */
+    uint8_t family;         /* AF_INET or AF_INET6 */
+    uint8_t prefixlen;
+    uint8_t scope;          /* RT_SCOPE_* */
+    uint8_t has_peer;       /* IFA_ADDRESS differs from IFA_LOCAL (point-to-point) */
+    uint32_t flags;         /* IFA_FLAGS when present, else ifa_flags */
+    uint8_t address[16];    /* IFA_LOCAL when present, else IFA_ADDRESS */
+    uint8_t peer[16];       /* IFA_ADDRESS when has_peer */
+    char label[CREACH_IFNAMSIZ];  /* IFA_LABEL, "" when absent */
+} creach_addr;
+
+/** creach_sysfs - classification facts from /sys/class/net/NAME. */
+typedef struct {
+    int32_t ifindex;        /* /sys/class/net/NAME/ifindex, -1 when unreadable */
+    uint8_t wireless;       /* NAME/wireless or NAME/phy80211 exists */
+    uint8_t has_device;     /* NAME/device exists (a physical device) */
+    uint8_t reserved[2];
+    char devtype[CREACH_SYSFS_VALUESIZ]; /* DEVTYPE= from NAME/uevent, "" when absent */
+    char driver[CREACH_SYSFS_VALUESIZ];  /* basename of NAME/device/driver, "" when absent */
+} creach_sysfs;
+
+/* ------------------------------------------------------------------------ */
+/* Pure parsers: bytes in, fixed structs out. No I/O, no allocation.         */
+
+/**
+ * creach_msg_iter - walks the netlink messages of one datagram.
+ * Initialise with creach_msg_iter_init; then call creach_msg_next until it
+ * returns 0 (end) or -1 (malformed: errno EBADMSG).
+ */
+typedef struct {
+    const uint8_t *pos;
+    size_t remaining;
+} creach_msg_iter;
+
+void creach_msg_iter_init(creach_msg_iter *it, const void *buf, size_t len);
+
+/**
+ * creach_msg_next - the next message of the datagram.
+ * @it: the iterator
+ * @msg: set to the message's first byte (its struct nlmsghdr)
+ * @msg_len: set to nlmsg_len, already checked to lie within the datagram
+ * Returns 1 with a message, 0 at the end, -1 with errno EBADMSG when a header
+ * is truncated or its length is below NLMSG_HDRLEN or past the datagram.
+ */
+int creach_msg_next(creach_msg_iter *it, const void **msg, size_t *msg_len);
+
+/** creach_msg_type - nlmsg_type of a message already returned by creach_msg_next. */
+uint16_t creach_msg_type(const void *msg);
+/** creach_msg_seq - nlmsg_seq of a message already returned by creach_msg_next. */
+uint32_t creach_msg_seq(const void *msg);
+/** creach_msg_flags - nlmsg_flags of a message already returned by creach_msg_next. */
+uint16_t creach_msg_flags(const void *msg);
+
+/**
+ * creach_parse_error - the errno carried by an NLMSG_ERROR message.
+ * Sets *error to the positive errno (0 for an ACK).
+ * Returns 0, or -1 with errno EBADMSG (too short) or EPROTO (not NLMSG_ERROR).
+ */
+int creach_parse_error(const void *msg, size_t len, int32_t *error);
+
+/**
+ * creach_parse_route - RTM_NEWROUTE message to creach_route (error = 0).
+ * Returns 0, or -1 with errno EPROTO (another type or family) or EBADMSG
+ * (truncated header, attribute length out of bounds, address attribute of
+ * the wrong size). Unknown attributes are skipped.
+ */
+int creach_parse_route(const void *msg, size_t len, creach_route *out);
+
+/**
+ * creach_parse_link - RTM_NEWLINK / RTM_DELLINK message to creach_link.
+ * Names longer than the field are rejected (EBADMSG), never truncated.
+ * Returns 0, or -1 with errno EPROTO or EBADMSG as creach_parse_route.
+ */
+int creach_parse_link(const void *msg, size_t len, creach_link *out);
+
+/**
+ * creach_parse_addr - RTM_NEWADDR / RTM_DELADDR message to creach_addr.
+ * Returns 0, or -1 with errno EPROTO or EBADMSG as creach_parse_route.
+ */
+int creach_parse_addr(const void *msg, size_t len, creach_addr *out);
+
+/**
+ * creach_uevent_value - the value of KEY= in uevent text ("KEY=VALUE\n"...).
+ * @text, @len: the file's bytes (need not be NUL-terminated)
+ * @key: e.g. "DEVTYPE"
+ * @out, @outlen: destination, always NUL-terminated when outlen > 0
+ * Returns the value's length, 0 when the key is absent, -1 with errno
+ * ENAMETOOLONG when the value does not fit (out is then "").
+ */
+int creach_uevent_value(const char *text, size_t len, const char *key, char *out, size_t outlen);
+
+/* ------------------------------------------------------------------------ */
+/* NETLINK_ROUTE socket                                                      */
+
+/**
+ * creach_nl - an open NETLINK_ROUTE socket and its counters.
+ * The caller owns the struct; creach_nl_open fills it.
+ */
+typedef struct {
+    int fd;
+    uint32_t portid;            /* our nl_pid, from getsockname */
+    uint32_t seq;               /* last sequence number sent */
+    uint64_t dropped_foreign;   /* datagrams whose sender nl_pid != 0 */
+    uint64_t dropped_seq;       /* replies with another sequence number */
+} creach_nl;
+
+/**
+ * creach_nl_open - open a NETLINK_ROUTE socket (SOCK_CLOEXEC).
+ * @groups: RTMGRP_* multicast groups to join (0 for request/reply only)
+ * @netns_fd: -1 for this thread's network namespace, else an fd of
+ *   /run/netns/NAME: the socket is then created by a short-lived helper
+ *   thread that enters the namespace, so the calling thread never moves.
+ * Also sets NETLINK_EXT_ACK and NETLINK_GET_STRICT_CHK where the kernel has
+ * them, and a receive timeout of 5 s for request/reply sockets (groups 0).
+ * Returns 0, or -1 with errno (EPERM when setns is not allowed, ...).
+ */
+int creach_nl_open(creach_nl *nl, uint32_t groups, int netns_fd);
+
+/** creach_nl_close - close the socket; safe to call twice. */
+void creach_nl_close(creach_nl *nl);
+
+/**
+ * creach_route_get - RTM_GETROUTE for one address.
+ * @buf, @buflen: caller's receive buffer (CREACH_REPLY_BUFSIZ is enough)
+ * Returns 0 with *out filled (out->error != 0 when the kernel refused the
+ * lookup), or -1 with errno for a failure of the exchange itself: EINVAL
+ * (bad query), ETIMEDOUT, ENOSPC (reply truncated), EBADMSG, ...
+ */
+int creach_route_get(creach_nl *nl, const creach_route_query *q, void *buf, size_t buflen, creach_route *out);
+
+/**
+ * creach_link_get - RTM_GETLINK for one ifindex (ifindex > 0) or name
+ * (ifindex == 0, name non-NULL).
+ * Returns 0, or -1 with errno ENODEV when there is no such link, or another
+ * errno as creach_route_get.
+ */
+int creach_link_get(creach_nl *nl, int32_t ifindex, const char *name, void *buf, size_t buflen, creach_link *out);
+
+/** Dump callbacks: return 0 to go on, anything else to stop the walk early. */
+typedef int (*creach_link_cb)(const creach_link *link, void *ctx);
+typedef int (*creach_addr_cb)(const creach_addr *addr, void *ctx);
+
+/**
+ * creach_link_dump - RTM_GETLINK dump; calls @cb for every link.
+ * @buf, @buflen: caller's receive buffer (CREACH_DUMP_BUFSIZ recommended)
+ * Returns the number of links reported, or -1 with errno. Messages that do
+ * not parse are skipped; their count is added to *skipped when non-NULL.
+ */
+int creach_link_dump(creach_nl *nl, void *buf, size_t buflen, creach_link_cb cb, void *ctx, uint64_t *skipped);
+
+/**
+ * creach_addr_dump - RTM_GETADDR dump for @family (AF_UNSPEC for both).
+ * Contract as creach_link_dump.
+ */
+int creach_addr_dump(creach_nl *nl, uint8_t family, void *buf, size_t buflen, creach_addr_cb cb, void *ctx, uint64_t *skipped);
+
+/* ------------------------------------------------------------------------ */
+/* Namespaces, sysfs, capabilities                                           */
+
+/**
+ * creach_netns_open - open a network namespace by name (/run/netns/NAME) or,
+ * when @name_or_path contains '/', by path. O_RDONLY | O_CLOEXEC.
+ * Returns the fd, or -1 with errno (ENOENT, ENAMETOOLONG, ...).
+ */
+int creach_netns_open(const char *name_or_path);
+
+/**
+ * creach_sysfs_open - open the /sys/class/net directory that describes the
+ * namespace of @netns_fd (-1: this process's namespace). For another
+ * namespace a helper thread enters it and mounts a private sysfs, whose
+ * directory fd outlives the thread; the caller's thread and mounts never
+ * change. Returns the directory fd, or -1 with errno.
+ */
+int creach_sysfs_open(int netns_fd);
+
+/**
+ * creach_sysfs_read - classification facts of interface @ifname under the
+ * directory @dirfd (from creach_sysfs_open). Bounded reads, no allocation.
+ * Returns 0 (absent files leave their fields empty), or -1 with errno
+ * ENOENT when the interface has no sysfs directory, EINVAL for a bad name.
+ */
+int creach_sysfs_read(int dirfd, const char *ifname, creach_sysfs *out);
+
+/** Bits of creach_caps_effective's result. */
+#define CREACH_CAP_NET_RAW   (1u << 0)
+#define CREACH_CAP_NET_ADMIN (1u << 1)
+#define CREACH_CAP_SYS_ADMIN (1u << 2)
+
+/**
+ * creach_caps_effective - the capabilities of interest in this thread's
+ * effective set (libcap). Returns the CREACH_CAP_* bits, or -1 with errno.
+ */
+int creach_caps_effective(void);
+
+/**
+ * creach_netns_enter_thread - move the calling thread into the network
+ * namespace @netns_fd (setns CLONE_NEWNET). Only for threads the library
+ * starts itself (the host-name resolver); never called on a user's thread.
+ * Returns 0, or -1 with errno (EPERM without CAP_SYS_ADMIN, EINVAL).
+ */
+int creach_netns_enter_thread(int netns_fd);
+
+/* ------------------------------------------------------------------------ */
+/* Constants Swift cannot import without the glibc/kernel header clash       */
+
+/** ifi_flags bits of <linux/if.h>, exported so Swift needs neither net/if.h nor linux/if.h. */
+extern const uint32_t creach_iff_up;          /* IFF_UP */
+extern const uint32_t creach_iff_loopback;    /* IFF_LOOPBACK */
+extern const uint32_t creach_iff_pointopoint; /* IFF_POINTOPOINT */
+extern const uint32_t creach_iff_running;     /* IFF_RUNNING */
+extern const uint32_t creach_iff_lower_up;    /* IFF_LOWER_UP */
+extern const uint32_t creach_iff_dormant;     /* IFF_DORMANT */
+
+#endif /* __linux__ */
+#endif /* CREACHABILITY_H */

@@ -1,0 +1,35 @@
+# Quick start: `make run` (set-up, build, run `reach`) and `make test`.
+SWIFT ?= swift
+# Root installs directly; anyone else through sudo.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+ARGS ?=
+
+.PHONY: all setup build run test clean
+
+all: build
+
+# The system packages the build and the tests need: libcap (the C core reads
+# capabilities with it), pkg-config (SwiftPM finds libcap through it) and
+# iproute2 (the integration tests build their namespaces with `ip`).
+setup:
+	@if ! pkg-config --exists libcap 2>/dev/null || ! command -v ip >/dev/null; then \
+		echo "make: installing libcap-dev pkg-config iproute2"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libcap-dev pkg-config iproute2; \
+	fi
+
+build: setup
+	$(SWIFT) build
+
+# `reach` exits 1 when the internet is not reachable: that is an answer, not a
+# failed run, so only exit status 2 (bad input) fails `make run`.
+run: build
+	@$(SWIFT) run --skip-build reach $(ARGS) || [ $$? -eq 1 ]
+
+# Integration tests need root (they make network namespaces); without root
+# they skip, unless REACH_REQUIRE_NETNS=1 makes them fail.
+test: setup
+	$(SWIFT) test
+
+clean:
+	rm -rf .build

@@ -1,0 +1,54 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The C core is not a product: users see only the Swift library and the CLI.
+let package = Package(
+    name: "swift-reachability",
+    products: [
+        .library(name: "Reachability", targets: ["Reachability"]),
+        .executable(name: "reach", targets: ["reach"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // libcap, found through pkg-config; `make` installs libcap-dev when it is missing.
+        .systemLibrary(
+            name: "CLibcap",
+            path: "Sources/CLibcap",
+            pkgConfig: "libcap",
+            providers: [.apt(["libcap-dev"])]
+        ),
+        // Syscalls and byte parsing only: netlink, sysfs, namespaces, capabilities.
+        .target(
+            name: "CReachability",
+            dependencies: ["CLibcap"],
+            path: "CSupport",
+            cSettings: [
+                .define("_GNU_SOURCE"),
+            ],
+            linkerSettings: [.linkedLibrary("cap")]
+        ),
+        .target(
+            name: "Reachability",
+            dependencies: ["CReachability"]
+        ),
+        .executableTarget(
+            name: "reach",
+            dependencies: [
+                "Reachability",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "ReachabilityTests",
+            dependencies: ["Reachability", "CReachability"],
+            // Binary netlink captures, read by path (#filePath) in the parser tests.
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Reachability", "CReachability"]
+        ),
+    ]
+)

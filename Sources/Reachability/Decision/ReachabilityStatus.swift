@@ -1,0 +1,86 @@
+// The status decision tables: pure functions from flags to the answers that
+// iOS code expects. They are the hot path, so each one is a constant table
+// indexed by the five flag bits the rule reads (no branches on the flags, no
+// allocation). Tests check every table over all 512 combinations of the nine
+// flag bits against a reference written independently.
+
+/// Index into the tables: bit 0 reachable, 1 connectionRequired,
+/// 2 connectionOnTraffic, 3 interventionRequired, 4 connectionOnDemand —
+/// exactly flag bits 1...5.
+@inline(__always)
+private func ruleIndex(_ flags: ReachabilityFlags) -> UInt32 { (flags.rawValue >> 1) & 0x1F }
+
+/// Bit i set when index i is "network reachable" by the AFNetworking rule:
+/// reachable && (!connectionRequired || ((onTraffic || onDemand) && !interventionRequired)).
+private let networkReachableTable: UInt32 = 0x22AA_22A2
+
+/// Two bits per index: 0 satisfied, 1 unsatisfied, 2 requiresConnection.
+private let pathStatusTable: UInt64 = 0x5151_9191_5151_9151
+
+extension ReachabilityFlags {
+    /// The AFNetworking / Apple rule: reachable, and either no connection is
+    /// required or it can be made automatically (on demand or on traffic)
+    /// without intervention.
+    @inline(__always)
+    public var isNetworkReachable: Bool { (networkReachableTable >> ruleIndex(self)) & 1 == 1 }
+}
+
+/// Reachability of a target as Reachability / AFNetworking / Alamofire report it,
+/// with the kind of link when reachable.
+public enum ReachabilityStatus: Hashable, Sendable, CustomStringConvertible {
+    /// Not evaluated yet.
+    case unknown
+    case notReachable
+    /// Reachable over a link of this kind (`.wwan` whenever `isWWAN` is set).
+    case reachable(InterfaceKind)
+
+    /// The status for these flags; `kind` is the output interface's kind, used
+    /// when the flags say reachable but not WWAN.
+    @inline(__always)
+    public init(flags: ReachabilityFlags, kind: InterfaceKind) {
+        guard flags.isNetworkReachable else { self = .notReachable; return }
+        self = .reachable(flags.contains(.isWWAN) ? .wwan : kind)
+    }
+
+    public var isReachable: Bool { if case .reachable = self { return true } else { return false } }
+
+    /// `unknown`, `notReachable`, or `reachable.KIND` (e.g. `reachable.wifi`).
+    public var description: String {
+        switch self {
+        case .unknown: return "unknown"
+        case .notReachable: return "notReachable"
+        case let .reachable(kind): return "reachable.\(kind.rawValue)"
+        }
+    }
+}
+
+/// The three states of Apple's Reachability sample (and of the seeds that
+/// copied it). As there, `reachableViaWiFi` means any link that is not WWAN.
+public enum NetworkStatus: String, Hashable, Sendable {
+    case notReachable
+    case reachableViaWiFi
+    case reachableViaWWAN
+
+    @inline(__always)
+    public init(flags: ReachabilityFlags) {
+        let reachable = flags.isNetworkReachable
+        self = !reachable ? .notReachable : (flags.contains(.isWWAN) ? .reachableViaWWAN : .reachableViaWiFi)
+    }
+}
+
+/// The NWPath-style view: `requiresConnection` when the route exists but its
+/// link must first be brought up automatically (on demand / on traffic).
+public enum PathStatus: String, Hashable, Sendable {
+    case satisfied
+    case unsatisfied
+    case requiresConnection
+
+    @inline(__always)
+    public init(flags: ReachabilityFlags) {
+        switch (pathStatusTable >> (2 * UInt64(ruleIndex(flags)))) & 3 {
+        case 0: self = .satisfied
+        case 2: self = .requiresConnection
+        default: self = .unsatisfied
+        }
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A POSIX error number, as reported by a system call or by the kernel in a
+/// netlink error message.
+public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// No route to the network. The corresponding C error is `ENETUNREACH`.
+    public static let networkUnreachable = Errno(rawValue: ENETUNREACH)
+    /// No route to the host (an `unreachable` route). The corresponding C error is `EHOSTUNREACH`.
+    public static let hostUnreachable = Errno(rawValue: EHOSTUNREACH)
+    /// Permission denied (a `prohibit` route). The corresponding C error is `EACCES`.
+    public static let permissionDenied = Errno(rawValue: EACCES)
+    /// Invalid argument (a `blackhole` route answers this). The corresponding C error is `EINVAL`.
+    public static let invalidArgument = Errno(rawValue: EINVAL)
+    /// No such device. The corresponding C error is `ENODEV`.
+    public static let noSuchDevice = Errno(rawValue: ENODEV)
+    /// No such file or directory. The corresponding C error is `ENOENT`.
+    public static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
+    /// Operation not permitted. The corresponding C error is `EPERM`.
+    public static let notPermitted = Errno(rawValue: EPERM)
+    /// Bad message (a malformed netlink message). The corresponding C error is `EBADMSG`.
+    public static let badMessage = Errno(rawValue: EBADMSG)
+    /// Timed out. The corresponding C error is `ETIMEDOUT`.
+    public static let timedOut = Errno(rawValue: ETIMEDOUT)
+
+    /// The calling thread's current `errno`.
+    static var current: Errno { Errno(rawValue: errno) }
+
+    public var description: String {
+        guard let text = strerror(rawValue) else { return "errno \(rawValue)" }
+        return String(cString: text)
+    }
+}
+
+/// Every error the library throws. Bad input is always one of these, never a crash.
+public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The text is neither an IPv4/IPv6 address, a host name, nor `internet`.
+    case invalidTarget(String, reason: String)
+    /// The text is not an IPv4 or IPv6 address.
+    case invalidAddress(String)
+    /// An interface name that Linux cannot have (empty, longer than 15 bytes, `/`, white space, `.` or `..`).
+    case invalidInterfaceName(String, reason: String)
+    /// No interface of that name exists in the namespace.
+    case unknownInterface(String)
+    /// A namespace name that cannot name a file in /run/netns.
+    case invalidNamespace(String, reason: String)
+    /// No network namespace of that name or path.
+    case unknownNamespace(String)
+    /// A uid must be in 0...4294967294 (4294967295 is `(uid_t)-1`, "no uid").
+    case invalidUID(Int64)
+    /// A firewall mark must be in 0...4294967295.
+    case invalidMark(Int64)
+    /// An interface kind override is not `PATTERN=KIND` with a known kind.
+    case invalidKindOverride(String, reason: String)
+    /// A host name did not resolve.
+    case resolutionFailed(host: String, reason: String)
+    /// A host name did not resolve within the time allowed.
+    case resolutionTimedOut(host: String)
+    /// A system call or kernel exchange failed.
+    case system(operation: String, errno: Errno)
+
+    public var description: String {
+        switch self {
+        case let .invalidTarget(text, reason): return "invalid target '\(text)': \(reason)"
+        case let .invalidAddress(text): return "invalid IP address '\(text)'"
+        case let .invalidInterfaceName(name, reason): return "invalid interface name '\(name)': \(reason)"
+        case let .unknownInterface(name): return "no interface named '\(name)'"
+        case let .invalidNamespace(name, reason): return "invalid network namespace '\(name)': \(reason)"
+        case let .unknownNamespace(name): return "no network namespace '\(name)'"
+        case let .invalidUID(uid): return "invalid uid \(uid): must be 0...4294967294"
+        case let .invalidMark(mark): return "invalid firewall mark \(mark): must be 0...4294967295"
+        case let .invalidKindOverride(text, reason): return "invalid interface kind override '\(text)': \(reason)"
+        case let .resolutionFailed(host, reason): return "cannot resolve '\(host)': \(reason)"
+        case let .resolutionTimedOut(host): return "resolving '\(host)' timed out"
+        case let .system(operation, errno): return "\(operation): \(errno)"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// The answer for one address: its flags and the kernel facts they came from.
+public struct AddressEvaluation: Hashable, Sendable {
+    public let address: IPAddress
+    public let flags: ReachabilityFlags
+    public let route: RouteLookup
+    /// The output link, nil when the lookup was refused.
+    public let link: LinkState?
+    /// The output link's kind, nil when the lookup was refused.
+    public let interfaceKind: InterfaceKind?
+
+    public var status: ReachabilityStatus { ReachabilityStatus(flags: flags, kind: interfaceKind ?? .other) }
+    public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
+    public var pathStatus: PathStatus { PathStatus(flags: flags) }
+}
+
+/// The answer for a target. A host name or the internet has one answer per
+/// address; the target is reachable when any of them is, and its flags are
+/// those of its primary address (the first reachable one, else the first).
+public struct TargetEvaluation: Hashable, Sendable {
+    public let target: Target
+    public let addresses: [AddressEvaluation]
+    /// Why a host name has no addresses (it did not resolve).
+    public let resolutionError: ReachabilityError?
+
+    public init(target: Target, addresses: [AddressEvaluation], resolutionError: ReachabilityError? = nil) {
+        self.target = target
+        self.addresses = addresses
+        self.resolutionError = resolutionError
+    }
+
+    public var primary: AddressEvaluation? {
+        addresses.first(where: { $0.flags.isNetworkReachable }) ?? addresses.first
+    }
+    public var flags: ReachabilityFlags { primary?.flags ?? [] }
+    public var status: ReachabilityStatus { primary?.status ?? .notReachable }
+    public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
+    public var pathStatus: PathStatus { PathStatus(flags: flags) }
+    public var isReachable: Bool { status.isReachable }
+}

@@ -1,0 +1,242 @@
+internal import CReachability
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Evaluates targets against the kernel of one network namespace: one FIB
+/// lookup per address (`RTM_GETROUTE`, honouring policy rules), the output
+/// link's state (`RTM_GETLINK`) and kind, then the flags.
+///
+/// One evaluator holds one NETLINK_ROUTE socket and one reply buffer, both
+/// reused: evaluating an address allocates nothing in the C core. It is safe to
+/// share between threads (calls are serialised on an internal lock).
+public final class ReachabilityEvaluator: Sendable {
+    public let namespace: NetworkNamespace
+    public let kindOverrides: [InterfaceKindOverride]
+
+    private struct CachedKind {
+        var name: String
+        var kind: InterfaceKind
+    }
+
+    private struct Session {
+        var netlink: creach_nl
+        let buffer: UnsafeMutableRawPointer
+        /// /sys/class/net of the namespace, -1 when sysfs cannot be seen there.
+        let sysfsFD: Int32
+        /// Interface kinds by ifindex: sysfs is read once per interface, not per lookup.
+        var kinds: [Int32: CachedKind] = [:]
+    }
+
+    private let session: Mutex<Session>
+    /// The namespace's fd, kept to resolve host names from inside it; -1 for the current one.
+    private let namespaceFD: Int32
+
+    /// Opens a netlink socket (and sysfs) in `namespace`.
+    /// - Throws: `.unknownNamespace`, or `.system` when the socket cannot be opened
+    ///   (entering another namespace needs `CAP_SYS_ADMIN`).
+    public init(namespace: NetworkNamespace = .current, kindOverrides: [InterfaceKindOverride] = []) throws(ReachabilityError) {
+        self.namespace = namespace
+        self.kindOverrides = kindOverrides
+        var fd: Int32 = -1
+        if let argument = namespace.argument {
+            fd = creach_netns_open(argument)
+            if fd < 0 {
+                let error = Errno.current
+                if error == .noSuchFileOrDirectory || error.rawValue == ENOTDIR { throw .unknownNamespace(argument) }
+                throw .system(operation: "open network namespace \(argument)", errno: error)
+            }
+        }
+        var netlink = creach_nl()
+        if creach_nl_open(&netlink, 0, fd) != 0 {
+            let error = Errno.current
+            if fd >= 0 { close(fd) }
+            throw .system(operation: "open NETLINK_ROUTE socket", errno: error)
+        }
+        // Without sysfs (e.g. no right to mount one for another namespace) kinds
+        // come from netlink facts and name patterns alone.
+        let sysfsFD = creach_sysfs_open(fd)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_REPLY_BUFSIZ), alignment: 8)
+        self.namespaceFD = fd
+        self.session = Mutex(Session(netlink: netlink, buffer: buffer, sysfsFD: sysfsFD))
+    }
+
+    deinit {
+        session.withLock { session in
+            creach_nl_close(&session.netlink)
+            if session.sysfsFD >= 0 { close(session.sysfsFD) }
+            session.buffer.deallocate()
+        }
+        if namespaceFD >= 0 { close(namespaceFD) }
+    }
+
+    // MARK: Evaluation
+
+    /// Evaluates one address: FIB lookup, output link, kind, flags.
+    public func evaluate(_ address: IPAddress, options: LookupOptions = LookupOptions()) throws(ReachabilityError) -> AddressEvaluation {
+        try session.withLock { (session) throws(ReachabilityError) -> AddressEvaluation in
+            let route = try lookupRoute(address, options: options, in: &session)
+            guard route.verdict.isUsable, let index = route.interfaceIndex else {
+                return AddressEvaluation(address: address, flags: ReachabilityFlags(route: route, link: nil, kind: nil),
+                                         route: route, link: nil, interfaceKind: nil)
+            }
+            guard let link = try link(index: index, in: &session) else {
+                // The link went away between the two answers: nothing leaves by it.
+                return AddressEvaluation(address: address, flags: [], route: route, link: nil, interfaceKind: nil)
+            }
+            let kind = kind(of: link, in: &session)
+            return AddressEvaluation(address: address, flags: ReachabilityFlags(route: route, link: link, kind: kind),
+                                     route: route, link: link, interfaceKind: kind)
+        }
+    }
+
+    /// Evaluates a target. A host name is resolved on a thread of its own (from
+    /// inside the evaluator's namespace), never on the caller's thread; all its
+    /// addresses are evaluated. A name that does not resolve is not reachable
+    /// and carries `resolutionError`.
+    public func evaluate(_ target: Target, options: LookupOptions = LookupOptions(),
+                         resolveTimeout: Duration = .seconds(5)) async throws(ReachabilityError) -> TargetEvaluation {
+        let addresses: [IPAddress]
+        switch target {
+        case let .address(address):
+            addresses = [address]
+        case .internet:
+            addresses = Target.internetProbeAddresses
+        case let .host(name):
+            do {
+                addresses = try await HostResolver.resolve(name, namespaceFD: namespaceFD, timeout: resolveTimeout)
+            } catch {
+                return TargetEvaluation(target: target, addresses: [], resolutionError: error)
+            }
+        }
+        var results: [AddressEvaluation] = []
+        results.reserveCapacity(addresses.count)
+        for address in addresses { results.append(try evaluate(address, options: options)) }
+        return TargetEvaluation(target: target, addresses: results)
+    }
+
+    /// The FIB's answer for one address, as `ip route get` gives it.
+    public func lookupRoute(_ address: IPAddress, options: LookupOptions = LookupOptions()) throws(ReachabilityError) -> RouteLookup {
+        try session.withLock { (session) throws(ReachabilityError) -> RouteLookup in
+            try lookupRoute(address, options: options, in: &session)
+        }
+    }
+
+    /// Forgets the cached interface kinds (after links were renamed or re-created).
+    public func invalidateInterfaceCache() {
+        session.withLock { $0.kinds.removeAll(keepingCapacity: true) }
+    }
+
+    /// Netlink messages dropped: sent by a process rather than the kernel, or
+    /// carrying another request's sequence number.
+    public var droppedMessages: (foreignSender: UInt64, foreignSequence: UInt64) {
+        session.withLock { ($0.netlink.dropped_foreign, $0.netlink.dropped_seq) }
+    }
+
+    // MARK: Interfaces
+
+    /// Every interface of the namespace with its kind and addresses (for listings).
+    public func interfaces() throws(ReachabilityError) -> [InterfaceSummary] {
+        try session.withLock { (session) throws(ReachabilityError) -> [InterfaceSummary] in
+            let dumpBuffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
+            defer { dumpBuffer.deallocate() }
+            let links = Collected<creach_link>()
+            let addresses = Collected<creach_addr>()
+            var skipped: UInt64 = 0
+            let linkCount = creach_link_dump(&session.netlink, dumpBuffer, Int(CREACH_DUMP_BUFSIZ), { link, context in
+                Unmanaged<Collected<creach_link>>.fromOpaque(context!).takeUnretainedValue().items.append(link!.pointee)
+                return 0
+            }, Unmanaged.passUnretained(links).toOpaque(), &skipped)
+            guard linkCount >= 0 else { throw .system(operation: "RTM_GETLINK dump", errno: .current) }
+            let addrCount = creach_addr_dump(&session.netlink, UInt8(AF_UNSPEC), dumpBuffer, Int(CREACH_DUMP_BUFSIZ), { addr, context in
+                Unmanaged<Collected<creach_addr>>.fromOpaque(context!).takeUnretainedValue().items.append(addr!.pointee)
+                return 0
+            }, Unmanaged.passUnretained(addresses).toOpaque(), &skipped)
+            guard addrCount >= 0 else { throw .system(operation: "RTM_GETADDR dump", errno: .current) }
+            let all = addresses.items.map(InterfaceAddress.init)
+            return links.items.map { raw in
+                let link = LinkState(raw)
+                return InterfaceSummary(link: link, kind: kind(of: link, in: &session),
+                                        addresses: all.filter { $0.interfaceIndex == link.index })
+            }.sorted { $0.link.index < $1.link.index }
+        }
+    }
+
+    // MARK: Kernel exchanges (called with the session locked)
+
+    private func lookupRoute(_ address: IPAddress, options: LookupOptions, in session: inout Session) throws(ReachabilityError) -> RouteLookup {
+        var query = creach_route_query()
+        query.family = address.family.rawFamily
+        address.copy(into: &query.dst)
+        if let source = options.source {
+            guard source.family == address.family else {
+                throw .invalidAddress("\(source) (source family differs from target \(address))")
+            }
+            query.has_src = 1
+            source.copy(into: &query.src)
+        }
+        if let uid = options.uid { query.has_uid = 1; query.uid = uid }
+        if let mark = options.mark { query.has_mark = 1; query.mark = mark }
+        if let name = options.interface { query.oif = try interfaceIndex(named: name, in: &session) }
+        var route = creach_route()
+        guard creach_route_get(&session.netlink, &query, session.buffer, Int(CREACH_REPLY_BUFSIZ), &route) == 0 else {
+            throw .system(operation: "RTM_GETROUTE \(address)", errno: .current)
+        }
+        return RouteLookup(route)
+    }
+
+    /// The link with this index, nil when it no longer exists.
+    private func link(index: Int32, in session: inout Session) throws(ReachabilityError) -> LinkState? {
+        var link = creach_link()
+        guard creach_link_get(&session.netlink, index, nil, session.buffer, Int(CREACH_REPLY_BUFSIZ), &link) == 0 else {
+            let error = Errno.current
+            if error == .noSuchDevice { return nil }
+            throw .system(operation: "RTM_GETLINK \(index)", errno: error)
+        }
+        return LinkState(link)
+    }
+
+    private func interfaceIndex(named name: String, in session: inout Session) throws(ReachabilityError) -> Int32 {
+        try LookupOptions.validateInterfaceName(name)
+        var link = creach_link()
+        guard creach_link_get(&session.netlink, 0, name, session.buffer, Int(CREACH_REPLY_BUFSIZ), &link) == 0 else {
+            let error = Errno.current
+            if error == .noSuchDevice { throw .unknownInterface(name) }
+            throw .system(operation: "RTM_GETLINK \(name)", errno: error)
+        }
+        return link.index
+    }
+
+    private func kind(of link: LinkState, in session: inout Session) -> InterfaceKind {
+        if let cached = session.kinds[link.index], cached.name == link.name { return cached.kind }
+        var facts = InterfaceFacts(name: link.name, rawFlags: link.rawFlags, hardwareType: link.hardwareType,
+                                   linkKind: link.linkKind)
+        if session.sysfsFD >= 0 {
+            var sysfs = creach_sysfs()
+            // The ifindex check guards against a sysfs that shows another namespace.
+            if creach_sysfs_read(session.sysfsFD, link.name, &sysfs) == 0 && sysfs.ifindex == link.index {
+                let deviceType = withUnsafeBytes(of: &sysfs.devtype) { String(decodingCString: $0) }
+                let driver = withUnsafeBytes(of: &sysfs.driver) { String(decodingCString: $0) }
+                facts.deviceType = deviceType.isEmpty ? nil : deviceType
+                facts.driver = driver.isEmpty ? nil : driver
+                facts.isWireless = sysfs.wireless != 0
+            }
+        }
+        let kind = InterfaceKind(facts: facts, overrides: kindOverrides)
+        session.kinds[link.index] = CachedKind(name: link.name, kind: kind)
+        return kind
+    }
+}
+
+/// One interface as `reach` lists it.
+public struct InterfaceSummary: Hashable, Sendable {
+    public let link: LinkState
+    public let kind: InterfaceKind
+    public let addresses: [InterfaceAddress]
+}
+
+/// Receives the structs of a C dump callback.
+private final class Collected<Item> {
+    var items: [Item] = []
+}

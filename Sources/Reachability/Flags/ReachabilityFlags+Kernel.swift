@@ -1,0 +1,37 @@
+// Where each flag is decided: kernel facts → ReachabilityFlags, exactly as the
+// table in DESIGN.md ("Kernel state → flags") says. Pure; no I/O.
+
+extension ReachabilityFlags {
+    /// The flags for a destination whose FIB lookup gave `route`, leaving by
+    /// `link` (nil when the lookup named no output interface) of `kind`.
+    ///
+    /// - Not reachable (no flags): the lookup was refused (no route, unreachable,
+    ///   blackhole, prohibit, throw), or the output link is administratively down.
+    /// - `reachable`: a usable route whose output link is up.
+    /// - `isLocalAddress` + `isDirect`: the destination is an address of this host.
+    /// - `isDirect`: the route has no gateway.
+    /// - `connectionRequired`: the link has no carrier, the route is marked
+    ///   linkdown, or operstate is down / lowerlayerdown / dormant / testing / notpresent.
+    /// - `interventionRequired`: operstate dormant (waiting for authentication).
+    /// - `transientConnection`: the link is point-to-point.
+    /// - `isWWAN`: the link is classified WWAN.
+    public init(route: RouteLookup, link: LinkState?, kind: InterfaceKind?) {
+        self = []
+        guard route.verdict.isUsable else { return }
+        if let link, !link.isAdminUp { return }
+        insert(.reachable)
+        if route.verdict == .local || route.verdict == .anycast {
+            formUnion([.isLocalAddress, .isDirect])
+            return
+        }
+        if route.gateway == nil { insert(.isDirect) }
+        if let link {
+            if !link.isOperational || route.isLinkDown { insert(.connectionRequired) }
+            if link.operState == .dormant { insert(.interventionRequired) }
+            if link.isPointToPoint { insert(.transientConnection) }
+        } else if route.isLinkDown {
+            insert(.connectionRequired)
+        }
+        if kind == .wwan { insert(.isWWAN) }
+    }
+}

@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An IPv4 or IPv6 address, stored inline (no allocation), in network byte order.
+public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessStringConvertible {
+    public enum Family: String, Hashable, Sendable {
+        case v4 = "ipv4"
+        case v6 = "ipv6"
+
+        /// The C address family, `AF_INET` or `AF_INET6`.
+        var rawFamily: UInt8 { self == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6) }
+        /// Address length in bytes.
+        var byteCount: Int { self == .v4 ? 4 : 16 }
+    }
+
+    public let family: Family
+    // Bytes 0..<8 and 8..<16 of the address, big-endian; IPv4 uses bytes 0..<4.
+    private var high: UInt64
+    private var low: UInt64
+
+    /// Parses dotted-quad IPv4 or RFC 4291 IPv6 text (no zone index, no brackets).
+    public init?(_ text: String) {
+        var storage: (UInt64, UInt64) = (0, 0)
+        let family: Family
+        if text.utf8.contains(UInt8(ascii: ":")) {
+            guard text.withCString({ inet_pton(AF_INET6, $0, &storage) }) == 1 else { return nil }
+            family = .v6
+        } else {
+            guard text.withCString({ inet_pton(AF_INET, $0, &storage) }) == 1 else { return nil }
+            family = .v4
+        }
+        self.family = family
+        self.high = UInt64(bigEndian: storage.0)
+        self.low = UInt64(bigEndian: storage.1)
+    }
+
+    /// Parses text, throwing `ReachabilityError.invalidAddress` when it is not an address.
+    public init(parsing text: String) throws(ReachabilityError) {
+        guard let address = IPAddress(text) else { throw .invalidAddress(text) }
+        self = address
+    }
+
+    /// An address from `family.byteCount` bytes in network order.
+    init(family: Family, bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count >= family.byteCount)
+        var storage: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[0..<family.byteCount])) }
+        self.family = family
+        self.high = UInt64(bigEndian: storage.0)
+        self.low = UInt64(bigEndian: storage.1)
+    }
+
+    /// Calls `body` with the address's bytes in network order (4 or 16 of them).
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var storage = (high.bigEndian, low.bigEndian)
+        return try withUnsafeBytes(of: &storage) { try body(UnsafeRawBufferPointer(rebasing: $0[0..<family.byteCount])) }
+    }
+
+    /// Copies the address into a 16-byte C field (a tuple imported from C).
+    func copy<T>(into field: inout T) {
+        withBytes { bytes in
+            withUnsafeMutableBytes(of: &field) { $0.copyMemory(from: bytes) }
+        }
+    }
+
+    public var description: String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let af = family == .v4 ? AF_INET : AF_INET6
+        withBytes { bytes in _ = inet_ntop(af, bytes.baseAddress, &text, socklen_t(text.count)) }
+        return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}

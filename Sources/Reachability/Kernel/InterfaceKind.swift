@@ -1,0 +1,114 @@
+internal import CReachability
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kind of link a packet would leave by, in the user's words.
+public enum InterfaceKind: String, Hashable, Sendable, CaseIterable {
+    case wired, wifi, wwan, tunnel, loopback, other
+}
+
+/// The kernel facts an interface is classified from: netlink (name, flags,
+/// hardware type, link kind) and sysfs (DEVTYPE, wireless, driver).
+public struct InterfaceFacts: Hashable, Sendable {
+    public var name: String
+    public var rawFlags: UInt32
+    public var hardwareType: UInt16
+    public var linkKind: String?
+    /// `DEVTYPE=` of /sys/class/net/NAME/uevent (`wlan`, `wwan`, ...).
+    public var deviceType: String?
+    /// /sys/class/net/NAME/wireless or phy80211 exists.
+    public var isWireless: Bool
+    /// Basename of /sys/class/net/NAME/device/driver (`qmi_wwan`, `e1000e`, ...).
+    public var driver: String?
+
+    public init(name: String, rawFlags: UInt32 = 0, hardwareType: UInt16 = 0, linkKind: String? = nil,
+                deviceType: String? = nil, isWireless: Bool = false, driver: String? = nil) {
+        self.name = name; self.rawFlags = rawFlags; self.hardwareType = hardwareType; self.linkKind = linkKind
+        self.deviceType = deviceType; self.isWireless = isWireless; self.driver = driver
+    }
+}
+
+/// One user rule: interfaces whose name matches `pattern` (a shell glob, as
+/// fnmatch(3) reads it) are of `kind`, whatever the kernel facts say.
+public struct InterfaceKindOverride: Hashable, Sendable, CustomStringConvertible {
+    public let pattern: String
+    public let kind: InterfaceKind
+
+    public init(pattern: String, kind: InterfaceKind) throws(ReachabilityError) {
+        guard !pattern.isEmpty else { throw .invalidKindOverride("=\(kind.rawValue)", reason: "empty pattern") }
+        guard !pattern.utf8.contains(0) else { throw .invalidKindOverride(pattern, reason: "NUL in pattern") }
+        self.pattern = pattern
+        self.kind = kind
+    }
+
+    /// Parses `PATTERN=KIND`, e.g. `wwan*=wwan`, `usb0=wwan`, `wg*=tunnel`.
+    public init(parsing text: String) throws(ReachabilityError) {
+        guard let eq = text.lastIndex(of: "=") else {
+            throw .invalidKindOverride(text, reason: "expected NAME=KIND")
+        }
+        let kindText = String(text[text.index(after: eq)...])
+        guard let kind = InterfaceKind(rawValue: kindText) else {
+            let known = InterfaceKind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .invalidKindOverride(text, reason: "unknown kind '\(kindText)' (known: \(known))")
+        }
+        do {
+            try self.init(pattern: String(text[..<eq]), kind: kind)
+        } catch {
+            throw .invalidKindOverride(text, reason: "empty or invalid name pattern")
+        }
+    }
+
+    public func matches(_ name: String) -> Bool { fnmatch(pattern, name, 0) == 0 }
+
+    public var description: String { "\(pattern)=\(kind.rawValue)" }
+}
+
+extension InterfaceKind {
+    /// Name patterns that mean WWAN when nothing else says so (ModemManager's and
+    /// Qualcomm's naming: `wwan0`, `rmnet_data0`).
+    public static let builtInWWANPatterns = ["wwan*", "rmnet*"]
+
+    /// Drivers of USB/PCIe cellular modems whose net devices report no DEVTYPE.
+    static let modemDrivers: Set<String> = [
+        "qmi_wwan", "qmi_wwan_q", "cdc_mbim", "huawei_cdc_ncm", "sierra_net", "rmnet", "mhi_net",
+        "ipa", "GobiNet", "option",
+    ]
+
+    /// Link kinds (`IFLA_INFO_KIND`) of tunnels.
+    static let tunnelLinkKinds: Set<String> = [
+        "tun", "wireguard", "gre", "gretap", "ip6gre", "ip6gretap", "ipip", "ip6tnl", "sit", "vti", "vti6",
+        "xfrm", "erspan", "ip6erspan", "vxlan", "geneve", "bareudp", "gtp", "openvpn",
+    ]
+
+    /// Hardware types of tunnels: NONE (tun, wireguard), TUNNEL, TUNNEL6, SIT, IPGRE, IP6GRE.
+    static let tunnelHardwareTypes: Set<UInt16> = [65534, 768, 769, 776, 778, 823]
+
+    static let hardwareTypeEther: UInt16 = 1       // ARPHRD_ETHER
+    static let hardwareTypeLoopback: UInt16 = 772  // ARPHRD_LOOPBACK
+    static let hardwareTypeRawIP: UInt16 = 519     // ARPHRD_RAWIP
+
+    /// The kind of an interface: the first override that matches its name wins;
+    /// else, in this order, loopback, WWAN, Wi-Fi, tunnel, wired, other
+    /// (DESIGN.md, "Interface kind").
+    public init(facts: InterfaceFacts, overrides: [InterfaceKindOverride] = []) {
+        if let rule = overrides.first(where: { $0.matches(facts.name) }) {
+            self = rule.kind
+        } else if facts.rawFlags & creach_iff_loopback != 0 || facts.hardwareType == Self.hardwareTypeLoopback {
+            self = .loopback
+        } else if facts.deviceType == "wwan" || facts.hardwareType == Self.hardwareTypeRawIP
+                    || facts.driver.map(Self.modemDrivers.contains) == true
+                    || Self.builtInWWANPatterns.contains(where: { fnmatch($0, facts.name, 0) == 0 }) {
+            self = .wwan
+        } else if facts.isWireless || facts.deviceType == "wlan" {
+            self = .wifi
+        } else if facts.linkKind.map(Self.tunnelLinkKinds.contains) == true
+                    || Self.tunnelHardwareTypes.contains(facts.hardwareType) {
+            self = .tunnel
+        } else if facts.hardwareType == Self.hardwareTypeEther {
+            self = .wired
+        } else {
+            self = .other
+        }
+    }
+}

@@ -1,0 +1,104 @@
+internal import CReachability
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the FIB said about a destination: the route's type, or why there is none.
+public enum RouteVerdict: String, Hashable, Sendable {
+    /// A unicast route (`RTN_UNICAST`).
+    case unicast
+    /// The destination is an address of this host (`RTN_LOCAL`).
+    case local
+    /// A broadcast destination on an attached network (`RTN_BROADCAST`).
+    case broadcast
+    /// A multicast destination (`RTN_MULTICAST`).
+    case multicast
+    /// An anycast address of this host (`RTN_ANYCAST`, IPv6).
+    case anycast
+    /// An `unreachable` route matched (the lookup fails with `EHOSTUNREACH`).
+    case unreachable
+    /// A `blackhole` route matched (the lookup fails with `EINVAL`).
+    case blackhole
+    /// A `prohibit` route matched (the lookup fails with `EACCES`): the basis of *restricted*.
+    case prohibit
+    /// No route, or a `throw` route with no fallback (`ENETUNREACH`).
+    case noRoute
+    /// The lookup failed for another reason (see `RouteLookup.errno`), e.g. `ENODEV`
+    /// for an output interface that is down.
+    case failed
+
+    /// Whether packets can leave for the destination by this route.
+    public var isUsable: Bool {
+        switch self {
+        case .unicast, .local, .broadcast, .multicast, .anycast: return true
+        default: return false
+        }
+    }
+
+    /// The verdict for a lookup the kernel refused with this errno.
+    init(refusal errno: Int32) {
+        switch errno {
+        case ENETUNREACH: self = .noRoute
+        case EHOSTUNREACH: self = .unreachable
+        case EACCES: self = .prohibit
+        case EINVAL: self = .blackhole
+        default: self = .failed
+        }
+    }
+
+    /// The verdict for an answered lookup of route type `type` (`RTN_*`).
+    init(routeType type: UInt8) {
+        switch Int(type) {
+        case Int(RTN_UNICAST): self = .unicast
+        case Int(RTN_LOCAL): self = .local
+        case Int(RTN_BROADCAST): self = .broadcast
+        case Int(RTN_MULTICAST): self = .multicast
+        case Int(RTN_ANYCAST): self = .anycast
+        case Int(RTN_UNREACHABLE): self = .unreachable
+        case Int(RTN_BLACKHOLE): self = .blackhole
+        case Int(RTN_PROHIBIT): self = .prohibit
+        case Int(RTN_THROW): self = .noRoute
+        default: self = .failed
+        }
+    }
+}
+
+/// One answer of the kernel's FIB (`RTM_GETROUTE`), as `ip route get` shows it.
+public struct RouteLookup: Hashable, Sendable {
+    public let verdict: RouteVerdict
+    public let family: IPAddress.Family
+    /// The routing table that answered (`RTA_TABLE`), 0 when the lookup was refused.
+    public let table: UInt32
+    /// The output interface index (`RTA_OIF`), nil when none.
+    public let interfaceIndex: Int32?
+    /// The next hop (`RTA_GATEWAY` / `RTA_VIA`), nil on a directly attached network.
+    public let gateway: IPAddress?
+    /// The source address the kernel would use (`RTA_PREFSRC`).
+    public let preferredSource: IPAddress?
+    /// The route is marked linkdown (`RTNH_F_LINKDOWN`): its link has no carrier.
+    public let isLinkDown: Bool
+    /// The kernel's errno when it refused the lookup.
+    public let errno: Errno?
+
+    init(_ route: creach_route) {
+        let family: IPAddress.Family = route.family == UInt8(AF_INET6) ? .v6 : .v4
+        self.family = family
+        if route.error != 0 {
+            verdict = RouteVerdict(refusal: route.error)
+            errno = Errno(rawValue: route.error)
+            table = 0; interfaceIndex = nil; gateway = nil; preferredSource = nil; isLinkDown = false
+            return
+        }
+        var route = route
+        verdict = RouteVerdict(routeType: route.type)
+        errno = nil
+        table = route.table
+        interfaceIndex = route.oif > 0 ? route.oif : nil
+        let gatewayFamily: IPAddress.Family = route.gateway_family == UInt8(AF_INET6) ? .v6 : .v4
+        gateway = route.has_gateway != 0
+            ? withUnsafeBytes(of: &route.gateway) { IPAddress(family: gatewayFamily, bytes: $0) } : nil
+        preferredSource = route.has_prefsrc != 0
+            ? withUnsafeBytes(of: &route.prefsrc) { IPAddress(family: family, bytes: $0) } : nil
+        isLinkDown = route.flags & UInt32(RTNH_F_LINKDOWN) != 0
+    }
+}

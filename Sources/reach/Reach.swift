@@ -1,0 +1,80 @@
+import ArgumentParser
+import Reachability
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct Reach: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reach",
+        abstract: "Can a packet for this target leave the machine, over which link, and why?",
+        discussion: """
+            Answers from the kernel's routing table (no packets are sent), with the \
+            SCNetworkReachability flags iOS developers know.
+            Exit status: 0 every target reachable, 1 some target not reachable, \
+            2 bad input or the kernel could not be asked.
+            """,
+        subcommands: [Overview.self, Check.self],
+        defaultSubcommand: Overview.self
+    )
+
+    /// Exit codes are part of the interface: 0 reachable, 1 not, 2 bad input —
+    /// so parsing errors, which ArgumentParser would exit with 64, become 2
+    /// with a one-line message.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ReachabilityError {
+            fail(error.description)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success || error is ExitCode || error is CleanExit {
+                exit(withError: error)
+            }
+            let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            fail(message)
+        }
+    }
+
+    static func fail(_ message: String) -> Never {
+        var standardError = StandardError()
+        print("reach: \(message)", to: &standardError)
+        Glibc.exit(2)
+    }
+}
+
+/// The options every command that asks the kernel shares.
+struct KernelOptions: ParsableArguments {
+    @Option(name: .customLong("netns"), help: "Ask the kernel of this network namespace (a name in /run/netns, or a path).")
+    var namespace: String?
+
+    @Option(name: .customLong("kind"), help: ArgumentHelp("Classify interfaces matching a glob as a kind (wired, wifi, wwan, tunnel, loopback, other); repeatable.", valueName: "NAME=KIND"))
+    var kinds: [String] = []
+
+    @Flag(help: "One JSON object per line.")
+    var json = false
+
+    func makeEvaluator() throws -> ReachabilityEvaluator {
+        let overrides = try kinds.map { (text) throws(ReachabilityError) in try InterfaceKindOverride(parsing: text) }
+        let namespace = try self.namespace.map { (text) throws(ReachabilityError) in try NetworkNamespace(parsing: text) } ?? .current
+        return try ReachabilityEvaluator(namespace: namespace, kindOverrides: overrides)
+    }
+}
+
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        var bytes = Array(string.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written <= 0 { if written < 0 && errno == EINTR { continue }; return }
+            offset += written
+        }
+    }
+}

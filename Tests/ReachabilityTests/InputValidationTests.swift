@@ -1,0 +1,99 @@
+import XCTest
+@testable import Reachability
+
+/// Bad input gives a typed error, never a crash and never a silent wrong answer.
+final class InputValidationTests: XCTestCase {
+    func testTargetsParse() throws {
+        XCTAssertEqual(try Target(parsing: "internet"), .internet)
+        XCTAssertEqual(try Target(parsing: "10.0.0.1"), .address(IPAddress("10.0.0.1")!))
+        XCTAssertEqual(try Target(parsing: "2001:db8::1"), .address(IPAddress("2001:db8::1")!))
+        XCTAssertEqual(try Target(parsing: "example.org"), .host("example.org"))
+        XCTAssertEqual(try Target(parsing: "localhost."), .host("localhost."))
+        XCTAssertEqual(try Target(parsing: "_srv.my-host1"), .host("_srv.my-host1"))
+    }
+
+    func testBadTargetsThrowInvalidTarget() {
+        let long = String(repeating: "a", count: 64) + ".org"
+        let tooLong = Array(repeating: "abcdefgh", count: 40).joined(separator: ".")
+        for bad in ["", "not_an_address!", "10.0.0.256", "1.2.3", "2001:db8::g", "::1%lo", "a..b", "-a.org", "a-.org", long, tooLong, "a b", "é.org"] {
+            XCTAssertThrowsError(try Target(parsing: bad), bad) { error in
+                guard case .invalidTarget = error as? ReachabilityError else { return XCTFail("\(bad): \(error)") }
+            }
+        }
+    }
+
+    func testAddressesRoundTrip() throws {
+        for text in ["0.0.0.0", "255.255.255.255", "10.1.2.3", "::", "::1", "2001:db8::1", "fe80::1:2:3:4", "::ffff:10.0.0.1"] {
+            XCTAssertEqual(try IPAddress(parsing: text).description, text)
+        }
+        XCTAssertEqual(IPAddress("10.0.0.1")?.family, .v4)
+        XCTAssertEqual(IPAddress("::1")?.family, .v6)
+        XCTAssertNotEqual(IPAddress("10.0.0.1"), IPAddress("10.0.0.2"))
+        XCTAssertThrowsError(try IPAddress(parsing: "10.0.0")) { XCTAssertEqual($0 as? ReachabilityError, .invalidAddress("10.0.0")) }
+    }
+
+    func testUIDAndMarkRanges() throws {
+        XCTAssertEqual(try LookupOptions.validated(uid: 0, mark: nil, interface: nil).uid, 0)
+        XCTAssertEqual(try LookupOptions.validated(uid: 4_294_967_294, mark: nil, interface: nil).uid, 4_294_967_294)
+        XCTAssertEqual(try LookupOptions.validated(uid: nil, mark: 4_294_967_295, interface: nil).mark, 4_294_967_295)
+        for uid: Int64 in [-1, 4_294_967_295, Int64.max, Int64.min] {
+            XCTAssertThrowsError(try LookupOptions.validated(uid: uid, mark: nil, interface: nil)) {
+                XCTAssertEqual($0 as? ReachabilityError, .invalidUID(uid))
+            }
+        }
+        for mark: Int64 in [-1, 4_294_967_296] {
+            XCTAssertThrowsError(try LookupOptions.validated(uid: nil, mark: mark, interface: nil)) {
+                XCTAssertEqual($0 as? ReachabilityError, .invalidMark(mark))
+            }
+        }
+    }
+
+    func testInterfaceNames() throws {
+        XCTAssertEqual(try LookupOptions.validated(uid: nil, mark: nil, interface: "eth0.100").interface, "eth0.100")
+        XCTAssertNoThrow(try LookupOptions.validateInterfaceName("abcdefghijklmno"))   // 15 bytes
+        for bad in ["", "abcdefghijklmnop", "a/b", "a b", "a:b", ".", "..", "a\tb", "\u{7F}"] {
+            XCTAssertThrowsError(try LookupOptions.validateInterfaceName(bad), bad) { error in
+                guard case .invalidInterfaceName = error as? ReachabilityError else { return XCTFail("\(bad): \(error)") }
+            }
+        }
+    }
+
+    func testSourceMustBeAnAddress() {
+        XCTAssertThrowsError(try LookupOptions.validated(uid: nil, mark: nil, interface: nil, source: "nope")) {
+            XCTAssertEqual($0 as? ReachabilityError, .invalidAddress("nope"))
+        }
+    }
+
+    func testNamespaceNames() throws {
+        XCTAssertEqual(try NetworkNamespace(parsing: "blue"), .named("blue"))
+        XCTAssertEqual(try NetworkNamespace(parsing: "/proc/1/ns/net"), .path("/proc/1/ns/net"))
+        for bad in ["", ".", "..", String(repeating: "n", count: 256)] {
+            XCTAssertThrowsError(try NetworkNamespace(parsing: bad), bad) { error in
+                guard case .invalidNamespace = error as? ReachabilityError else { return XCTFail("\(bad): \(error)") }
+            }
+        }
+    }
+
+    func testUnknownNamespaceIsTyped() {
+        XCTAssertThrowsError(try ReachabilityEvaluator(namespace: .named("reach-no-such-namespace-\(getpid())"))) {
+            XCTAssertEqual($0 as? ReachabilityError, .unknownNamespace("reach-no-such-namespace-\(getpid())"))
+        }
+        XCTAssertThrowsError(try ReachabilityEvaluator(namespace: .path("/nonexistent/ns"))) {
+            XCTAssertEqual($0 as? ReachabilityError, .unknownNamespace("/nonexistent/ns"))
+        }
+    }
+
+    func testSourceFamilyMismatchIsTyped() throws {
+        let evaluator = try ReachabilityEvaluator()
+        XCTAssertThrowsError(try evaluator.evaluate(IPAddress("127.0.0.1")!, options: LookupOptions(source: IPAddress("::1")))) { error in
+            guard case .invalidAddress = error as? ReachabilityError else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testUnknownInterfaceIsTyped() throws {
+        let evaluator = try ReachabilityEvaluator()
+        XCTAssertThrowsError(try evaluator.evaluate(IPAddress("127.0.0.1")!, options: LookupOptions(interface: "nosuchif\(getpid() % 1000)"))) {
+            XCTAssertEqual($0 as? ReachabilityError, .unknownInterface("nosuchif\(getpid() % 1000)"))
+        }
+    }
+}
