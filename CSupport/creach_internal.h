@@ -11,6 +11,9 @@
 
 #include <stdbool.h>
 
+/* Internal symbols stay out of the library's dynamic symbol table. */
+#define CREACH_INTERNAL __attribute__((visibility("hidden")))
+
 /* Older uapi headers: values are ABI, so defining them is safe. */
 #ifndef NETLINK_CAP_ACK
 #define NETLINK_CAP_ACK 10
@@ -36,7 +39,7 @@
  * this separates "bad query" EINVAL from "blackhole" EINVAL.
  * Returns true or false; a malformed message is false.
  */
-bool creach_error_is_request_fault(const void *msg, size_t len);
+CREACH_INTERNAL bool creach_error_is_request_fault(const void *msg, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* netlink_socket.c                                                          */
@@ -64,14 +67,14 @@ typedef int (*creach_nl_msg_fn)(void *ctx, const void *msg, size_t len);
  * Returns 0, or -1 with errno: EBADF, EINVAL, ETIMEDOUT, ENOSPC (datagram
  * larger than @buflen), EBADMSG, or @fn's errno.
  */
-int creach_nl_exchange(creach_nl *nl, struct nlmsghdr *req, void *buf, size_t buflen,
+CREACH_INTERNAL int creach_nl_exchange(creach_nl *nl, struct nlmsghdr *req, void *buf, size_t buflen,
                        creach_nl_msg_fn fn, void *ctx);
 
 /**
  * creach_nl_put_attr - append one attribute to the request @req, which lives
  * in a buffer of @cap bytes. Returns 0, or -1 with errno EMSGSIZE.
  */
-int creach_nl_put_attr(struct nlmsghdr *req, size_t cap, uint16_t type, const void *data, size_t len);
+CREACH_INTERNAL int creach_nl_put_attr(struct nlmsghdr *req, size_t cap, uint16_t type, const void *data, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* netns.c                                                                   */
@@ -86,7 +89,7 @@ typedef int (*creach_netns_fn)(void *arg);
  * foreign namespace. Returns @fn's result, or -1 with errno (setns's, or
  * pthread_create's, or @fn's).
  */
-int creach_netns_run(int netns_fd, creach_netns_fn fn, void *arg);
+CREACH_INTERNAL int creach_netns_run(int netns_fd, creach_netns_fn fn, void *arg);
 
 #endif /* __linux__ */
 #endif /* CREACH_INTERNAL_H */

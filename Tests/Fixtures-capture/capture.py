@@ -173,15 +173,21 @@ def inner(out_dir):
     va = socket.if_nametoindex("va")
     tun0 = socket.if_nametoindex("tun0")
 
-    nl = Netlink()
+    # Wait for the veth's operstate to settle at UP (linkwatch is async). A
+    # socket of its own, so the fixtures' sequence numbers do not depend on
+    # how many polls this took: they are always 1001, 1002, ... in order.
+    poll = Netlink()
     try:
-        # Wait for the veth's operstate to settle at UP (linkwatch is async).
         deadline = time.monotonic() + 10
-        while link_operstate(nl, va) != IF_OPER_UP:
+        while link_operstate(poll, va) != IF_OPER_UP:
             if time.monotonic() > deadline:
                 raise RuntimeError("va never reached operstate UP")
             time.sleep(0.1)
+    finally:
+        poll.close()
 
+    nl = Netlink()
+    try:
         fixtures = {
             "route_v4_gateway": route_get(nl, socket.AF_INET, "8.8.8.8"),
             "route_v4_onlink": route_get(nl, socket.AF_INET, "10.1.0.7"),

@@ -12,8 +12,8 @@ let fixtureRouteV4Gateway: [UInt8] = [
     0x70, 0x00, 0x00, 0x00,                   // nlmsg_len = 112
     0x18, 0x00,                               // nlmsg_type = RTM_NEWROUTE (24)
     0x00, 0x00,                               // nlmsg_flags = 0x0
-    0xea, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1002
-    0x9e, 0x0d, 0x00, 0x00,                   // nlmsg_pid = 3486
+    0xe9, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1001
+    0x37, 0x45, 0x00, 0x00,                   // nlmsg_pid = 17719
     // struct rtmsg
     0x02,                                     // rtm_family = AF_INET
     0x20,                                     // rtm_dst_len = 32
@@ -47,8 +47,8 @@ let fixtureRouteV4Local: [UInt8] = [
     0x68, 0x00, 0x00, 0x00,                   // nlmsg_len = 104
     0x18, 0x00,                               // nlmsg_type = RTM_NEWROUTE (24)
     0x00, 0x00,                               // nlmsg_flags = 0x0
-    0xec, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1004
-    0x9e, 0x0d, 0x00, 0x00,                   // nlmsg_pid = 3486
+    0xeb, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1003
+    0x37, 0x45, 0x00, 0x00,                   // nlmsg_pid = 17719
     // struct rtmsg
     0x02,                                     // rtm_family = AF_INET
     0x20,                                     // rtm_dst_len = 32
@@ -80,8 +80,8 @@ let fixtureRouteV4LocalUnmerged: [UInt8] = [
     0x68, 0x00, 0x00, 0x00,                   // nlmsg_len = 104
     0x18, 0x00,                               // nlmsg_type = RTM_NEWROUTE (24)
     0x00, 0x00,                               // nlmsg_flags = 0x0
-    0xf2, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1010
-    0x9e, 0x0d, 0x00, 0x00,                   // nlmsg_pid = 3486
+    0xf1, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1009
+    0x37, 0x45, 0x00, 0x00,                   // nlmsg_pid = 17719
     // struct rtmsg
     0x02,                                     // rtm_family = AF_INET
     0x20,                                     // rtm_dst_len = 32
@@ -113,8 +113,8 @@ let fixtureRouteV6Gateway: [UInt8] = [
     0xb0, 0x00, 0x00, 0x00,                   // nlmsg_len = 176
     0x18, 0x00,                               // nlmsg_type = RTM_NEWROUTE (24)
     0x00, 0x00,                               // nlmsg_flags = 0x0
-    0xed, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1005
-    0x9e, 0x0d, 0x00, 0x00,                   // nlmsg_pid = 3486
+    0xec, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1004
+    0x37, 0x45, 0x00, 0x00,                   // nlmsg_pid = 17719
     // struct rtmsg
     0x0a,                                     // rtm_family = AF_INET6
     0x80,                                     // rtm_dst_len = 128
@@ -158,8 +158,8 @@ let fixtureBlackholeEINVAL: [UInt8] = [
     0x38, 0x00, 0x00, 0x00,                   // nlmsg_len = 56
     0x02, 0x00,                               // nlmsg_type = NLMSG_ERROR (2)
     0x00, 0x00,                               // nlmsg_flags = 0x0
-    0xee, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1006
-    0x9e, 0x0d, 0x00, 0x00,                   // nlmsg_pid = 3486
+    0xed, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1005
+    0x37, 0x45, 0x00, 0x00,                   // nlmsg_pid = 17719
     // struct nlmsgerr
     0xea, 0xff, 0xff, 0xff,                   // error = -22 (-EINVAL)
     // msg: the request being answered (36 bytes)
@@ -167,7 +167,7 @@ let fixtureBlackholeEINVAL: [UInt8] = [
     0x24, 0x00, 0x00, 0x00,                   // nlmsg_len = 36
     0x1a, 0x00,                               // nlmsg_type = RTM_GETROUTE (26)
     0x01, 0x00,                               // nlmsg_flags = 0x1 NLM_F_REQUEST
-    0xee, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1006
+    0xed, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1005
     0x00, 0x00, 0x00, 0x00,                   // nlmsg_pid = 0
     // struct rtmsg
     0x02,                                     // rtm_family = AF_INET
@@ -193,8 +193,8 @@ let fixtureLinkVeth: [UInt8] = [
     0x74, 0x00, 0x00, 0x00,                   // nlmsg_len = 116
     0x10, 0x00,                               // nlmsg_type = RTM_NEWLINK (16)
     0x00, 0x00,                               // nlmsg_flags = 0x0
-    0xef, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1007
-    0x9e, 0x0d, 0x00, 0x00,                   // nlmsg_pid = 3486
+    0xee, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1006
+    0x37, 0x45, 0x00, 0x00,                   // nlmsg_pid = 17719
     // struct ifinfomsg
     0x00,                                     // ifi_family = AF_UNSPEC
     0x00,                                     // __ifi_pad
@@ -213,7 +213,7 @@ let fixtureLinkVeth: [UInt8] = [
     0x08, 0x00, 0x04, 0x00, 0xdc, 0x05, 0x00, 0x00,  // IFLA_MTU = 1500 (rta_len 8)
     0x05, 0x00, 0x21, 0x00, 0x01,             // IFLA_CARRIER = 1 (rta_len 5)
     0x00, 0x00, 0x00,                         // padding to 4 bytes
-    0x0a, 0x00, 0x01, 0x00, 0x42, 0x1c, 0xd7, 0xae, 0x88, 0x35,  // IFLA_ADDRESS 42:1c:d7:ae:88:35 - not read by the parser (rta_len 10)
+    0x0a, 0x00, 0x01, 0x00, 0xa6, 0x99, 0xce, 0xae, 0xaa, 0xb4,  // IFLA_ADDRESS a6:99:ce:ae:aa:b4 - not read by the parser (rta_len 10)
     0x00, 0x00,                               // padding to 4 bytes
     0x10, 0x00, 0x12, 0x00,                   // rta_len = 16, rta_type = IFLA_LINKINFO
         0x09, 0x00, 0x01, 0x00, 0x76, 0x65, 0x74, 0x68, 0x00,  // IFLA_INFO_KIND "veth\0" (rta_len 9)
@@ -230,8 +230,8 @@ let fixtureLinkTun: [UInt8] = [
     0x8c, 0x00, 0x00, 0x00,                   // nlmsg_len = 140
     0x10, 0x00,                               // nlmsg_type = RTM_NEWLINK (16)
     0x00, 0x00,                               // nlmsg_flags = 0x0
-    0xf0, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1008
-    0x9e, 0x0d, 0x00, 0x00,                   // nlmsg_pid = 3486
+    0xef, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1007
+    0x37, 0x45, 0x00, 0x00,                   // nlmsg_pid = 17719
     // struct ifinfomsg
     0x00,                                     // ifi_family = AF_UNSPEC
     0x00,                                     // __ifi_pad
@@ -273,8 +273,8 @@ let fixtureAddrDumpV4: [UInt8] = [
     0x4c, 0x00, 0x00, 0x00,                   // nlmsg_len = 76
     0x14, 0x00,                               // nlmsg_type = RTM_NEWADDR (20)
     0x02, 0x00,                               // nlmsg_flags = 0x2 NLM_F_MULTI
-    0xf1, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1009
-    0x9e, 0x0d, 0x00, 0x00,                   // nlmsg_pid = 3486
+    0xf0, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1008
+    0x37, 0x45, 0x00, 0x00,                   // nlmsg_pid = 17719
     // struct ifaddrmsg
     0x02,                                     // ifa_family = AF_INET
     0x08,                                     // ifa_prefixlen = 8
@@ -289,14 +289,14 @@ let fixtureAddrDumpV4: [UInt8] = [
     0x08, 0x00, 0x08, 0x00, 0x80, 0x00, 0x00, 0x00,  // IFA_FLAGS = 0x80 PERMANENT (rta_len 8)
     0x14, 0x00, 0x06, 0x00,                   // rta_len = 20, rta_type = IFA_CACHEINFO
         0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,  // struct ifa_cacheinfo - not read by the parser
-        0xc9, 0x57, 0x00, 0x00, 0xc9, 0x57, 0x00, 0x00,
+        0x20, 0xd1, 0x00, 0x00, 0x20, 0xd1, 0x00, 0x00,
     // ---- message 2 ----
     // struct nlmsghdr
     0x4c, 0x00, 0x00, 0x00,                   // nlmsg_len = 76
     0x14, 0x00,                               // nlmsg_type = RTM_NEWADDR (20)
     0x02, 0x00,                               // nlmsg_flags = 0x2 NLM_F_MULTI
-    0xf1, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1009
-    0x9e, 0x0d, 0x00, 0x00,                   // nlmsg_pid = 3486
+    0xf0, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1008
+    0x37, 0x45, 0x00, 0x00,                   // nlmsg_pid = 17719
     // struct ifaddrmsg
     0x02,                                     // ifa_family = AF_INET
     0x18,                                     // ifa_prefixlen = 24
@@ -311,14 +311,14 @@ let fixtureAddrDumpV4: [UInt8] = [
     0x08, 0x00, 0x08, 0x00, 0x80, 0x00, 0x00, 0x00,  // IFA_FLAGS = 0x80 PERMANENT (rta_len 8)
     0x14, 0x00, 0x06, 0x00,                   // rta_len = 20, rta_type = IFA_CACHEINFO
         0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,  // struct ifa_cacheinfo - not read by the parser
-        0xc9, 0x57, 0x00, 0x00, 0xc9, 0x57, 0x00, 0x00,
+        0x20, 0xd1, 0x00, 0x00, 0x20, 0xd1, 0x00, 0x00,
     // ---- message 3 ----
     // struct nlmsghdr
     0x50, 0x00, 0x00, 0x00,                   // nlmsg_len = 80
     0x14, 0x00,                               // nlmsg_type = RTM_NEWADDR (20)
     0x02, 0x00,                               // nlmsg_flags = 0x2 NLM_F_MULTI
-    0xf1, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1009
-    0x9e, 0x0d, 0x00, 0x00,                   // nlmsg_pid = 3486
+    0xf0, 0x03, 0x00, 0x00,                   // nlmsg_seq = 1008
+    0x37, 0x45, 0x00, 0x00,                   // nlmsg_pid = 17719
     // struct ifaddrmsg
     0x02,                                     // ifa_family = AF_INET
     0x20,                                     // ifa_prefixlen = 32
@@ -333,5 +333,5 @@ let fixtureAddrDumpV4: [UInt8] = [
     0x08, 0x00, 0x08, 0x00, 0x80, 0x00, 0x00, 0x00,  // IFA_FLAGS = 0x80 PERMANENT (rta_len 8)
     0x14, 0x00, 0x06, 0x00,                   // rta_len = 20, rta_type = IFA_CACHEINFO
         0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,  // struct ifa_cacheinfo - not read by the parser
-        0xca, 0x57, 0x00, 0x00, 0xca, 0x57, 0x00, 0x00,
+        0x22, 0xd1, 0x00, 0x00, 0x22, 0xd1, 0x00, 0x00,
 ]

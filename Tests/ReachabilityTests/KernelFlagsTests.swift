@@ -8,7 +8,7 @@ import CReachability
 final class KernelFlagsTests: XCTestCase {
     static let up = creach_iff_up, lowerUp = creach_iff_lower_up, p2p = creach_iff_pointopoint
 
-    func route(type: Int32 = Int32(RTN_UNICAST), gateway: String? = nil, error: Int32 = 0, linkDown: Bool = false) -> RouteLookup {
+    func route(type: Int32 = Int32(RTN_UNICAST), gateway: String? = nil, error: Int32 = 0) -> RouteLookup {
         var raw = creach_route()
         raw.family = UInt8(AF_INET)
         raw.error = error
@@ -20,7 +20,6 @@ final class KernelFlagsTests: XCTestCase {
             raw.gateway_family = UInt8(AF_INET)
             IPAddress(gateway)!.copy(into: &raw.gateway)
         }
-        if linkDown { raw.flags = UInt32(RTNH_F_LINKDOWN) }
         return RouteLookup(raw)
     }
 
@@ -78,8 +77,9 @@ final class KernelFlagsTests: XCTestCase {
                        [.reachable, .connectionRequired])
     }
 
-    func testRouteMarkedLinkdownRequiresAConnection() {
-        XCTAssertEqual(ReachabilityFlags(route: route(linkDown: true), link: link(), kind: .wired),
+    func testUpWithoutCarrierRequiresAConnectionEvenWhenOperstateIsUnknown() {
+        // tun with no process attached: IFF_UP, no IFF_LOWER_UP; some drivers leave operstate unknown.
+        XCTAssertEqual(ReachabilityFlags(route: route(), link: link(flags: Self.up, oper: 0), kind: .tunnel),
                        [.reachable, .isDirect, .connectionRequired])
     }
 

@@ -10,8 +10,10 @@ extension ReachabilityFlags {
     /// - `reachable`: a usable route whose output link is up.
     /// - `isLocalAddress` + `isDirect`: the destination is an address of this host.
     /// - `isDirect`: the route has no gateway.
-    /// - `connectionRequired`: the link has no carrier, the route is marked
-    ///   linkdown, or operstate is down / lowerlayerdown / dormant / testing / notpresent.
+    /// - `connectionRequired`: the link has no carrier (which is when the kernel
+    ///   marks its routes linkdown), or operstate is down / lowerlayerdown /
+    ///   dormant / testing / notpresent. The linkdown mark itself never appears
+    ///   in an `RTM_GETROUTE` answer, so the link's own state is what is read.
     /// - `interventionRequired`: operstate dormant (waiting for authentication).
     /// - `transientConnection`: the link is point-to-point.
     /// - `isWWAN`: the link is classified WWAN.
@@ -26,11 +28,9 @@ extension ReachabilityFlags {
         }
         if route.gateway == nil { insert(.isDirect) }
         if let link {
-            if !link.isOperational || route.isLinkDown { insert(.connectionRequired) }
+            if !link.isOperational { insert(.connectionRequired) }
             if link.operState == .dormant { insert(.interventionRequired) }
             if link.isPointToPoint { insert(.transientConnection) }
-        } else if route.isLinkDown {
-            insert(.connectionRequired)
         }
         if kind == .wwan { insert(.isWWAN) }
     }

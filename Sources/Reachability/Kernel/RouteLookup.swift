@@ -75,8 +75,6 @@ public struct RouteLookup: Hashable, Sendable {
     public let gateway: IPAddress?
     /// The source address the kernel would use (`RTA_PREFSRC`).
     public let preferredSource: IPAddress?
-    /// The route is marked linkdown (`RTNH_F_LINKDOWN`): its link has no carrier.
-    public let isLinkDown: Bool
     /// The kernel's errno when it refused the lookup.
     public let errno: Errno?
 
@@ -86,7 +84,7 @@ public struct RouteLookup: Hashable, Sendable {
         if route.error != 0 {
             verdict = RouteVerdict(refusal: route.error)
             errno = Errno(rawValue: route.error)
-            table = 0; interfaceIndex = nil; gateway = nil; preferredSource = nil; isLinkDown = false
+            table = 0; interfaceIndex = nil; gateway = nil; preferredSource = nil
             return
         }
         var route = route
@@ -99,6 +97,5 @@ public struct RouteLookup: Hashable, Sendable {
             ? withUnsafeBytes(of: &route.gateway) { IPAddress(family: gatewayFamily, bytes: $0) } : nil
         preferredSource = route.has_prefsrc != 0
             ? withUnsafeBytes(of: &route.prefsrc) { IPAddress(family: family, bytes: $0) } : nil
-        isLinkDown = route.flags & UInt32(RTNH_F_LINKDOWN) != 0
     }
 }
