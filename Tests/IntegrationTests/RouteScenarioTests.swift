@@ -16,22 +16,24 @@ final class RouteScenarioTests: NamespaceTestCase {
 
     // MARK: Helpers
 
-    /// va (10.1.0.1/24) ⟷ vb, both up, va operational.
-    private func buildLAN(_ ns: TestNamespace, file: StaticString = #filePath, line: UInt = #line) {
-        ns.run("link add va type veth peer name vb",
-               "addr add 10.1.0.1/24 dev va",
-               "link set va up",
-               "link set vb up", file: file, line: line)
-        ns.waitForState("va", "UP", file: file, line: line)
+    /// A veth pair `name` (with `address`) ⟷ `peer`, both up, `name` operational.
+    private func buildVethPair(_ ns: TestNamespace, _ name: String, peer: String, address: String,
+                               file: StaticString = #filePath, line: UInt = #line) {
+        ns.run("link add \(name) type veth peer name \(peer)",
+               "addr add \(address) dev \(name)",
+               "link set \(name) up",
+               "link set \(peer) up", file: file, line: line)
+        ns.waitForState(name, "UP", file: file, line: line)
     }
 
-    /// A second pair: vc (10.3.0.1/24) ⟷ vd, both up.
+    /// va (10.1.0.1/24) ⟷ vb.
+    private func buildLAN(_ ns: TestNamespace, file: StaticString = #filePath, line: UInt = #line) {
+        buildVethPair(ns, "va", peer: "vb", address: "10.1.0.1/24", file: file, line: line)
+    }
+
+    /// A second pair: vc (10.3.0.1/24) ⟷ vd.
     private func buildSecondLAN(_ ns: TestNamespace, file: StaticString = #filePath, line: UInt = #line) {
-        ns.run("link add vc type veth peer name vd",
-               "addr add 10.3.0.1/24 dev vc",
-               "link set vc up",
-               "link set vd up", file: file, line: line)
-        ns.waitForState("vc", "UP", file: file, line: line)
+        buildVethPair(ns, "vc", peer: "vd", address: "10.3.0.1/24", file: file, line: line)
     }
 
     /// `ip route get` selectors for the same lookup options.
