@@ -9,9 +9,7 @@
 const uint32_t creach_iff_up = IFF_UP;
 const uint32_t creach_iff_loopback = IFF_LOOPBACK;
 const uint32_t creach_iff_pointopoint = IFF_POINTOPOINT;
-const uint32_t creach_iff_running = IFF_RUNNING;
 const uint32_t creach_iff_lower_up = IFF_LOWER_UP;
-const uint32_t creach_iff_dormant = IFF_DORMANT;
 
 _Static_assert(IFF_LOWER_UP == (1 << 16), "IFF_LOWER_UP moved");
 #endif

@@ -306,9 +306,7 @@ int creach_netns_enter_thread(int netns_fd);
 extern const uint32_t creach_iff_up;          /* IFF_UP */
 extern const uint32_t creach_iff_loopback;    /* IFF_LOOPBACK */
 extern const uint32_t creach_iff_pointopoint; /* IFF_POINTOPOINT */
-extern const uint32_t creach_iff_running;     /* IFF_RUNNING */
 extern const uint32_t creach_iff_lower_up;    /* IFF_LOWER_UP */
-extern const uint32_t creach_iff_dormant;     /* IFF_DORMANT */
 
 #endif /* __linux__ */
 #endif /* CREACHABILITY_H */

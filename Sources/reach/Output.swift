@@ -3,32 +3,37 @@ import Reachability
 // How evaluations are shown: one JSON object per target (README, "JSON
 // output"), or one human line per target and per address.
 
-extension AddressEvaluation {
-    /// The fields every address answer carries, in JSON.
-    var jsonFields: [(String, JSON)] {
-        [
-            ("address", .string(address.description)),
-            ("family", .string(address.family.rawValue)),
-            ("reachable", .bool(status.isReachable)),
-            ("status", .string(status.description)),
-            ("networkStatus", .string(networkStatus.rawValue)),
-            ("pathStatus", .string(pathStatus.rawValue)),
-            ("flags", .int(Int64(flags.rawValue))),
-            ("flagNames", .array(flags.names.map(JSON.string))),
-            ("flagString", .string(flags.description)),
-            ("interface", .optional(link?.name)),
-            ("interfaceIndex", route.interfaceIndex.map { .int(Int64($0)) } ?? .null),
-            ("interfaceKind", .optional(interfaceKind?.rawValue)),
-            ("linkKind", .optional(link?.linkKind)),
-            ("operState", .optional(link?.operState.rawValue)),
-            ("gateway", .optional(route.gateway?.description)),
-            ("source", .optional(route.preferredSource?.description)),
-            ("route", .string(route.verdict.rawValue)),
-            ("table", route.errno == nil ? .int(Int64(route.table)) : .null),
-            ("error", .optional(route.errno?.description)),
-        ]
-    }
+/// The fields of one address answer. A host name that did not resolve has no
+/// answer, and gets the same keys with empty values, so every object printed
+/// by `check` has one schema.
+func jsonFields(of answer: AddressEvaluation?) -> [(String, JSON)] {
+    let flags = answer?.flags ?? []
+    let status = answer?.status ?? .notReachable
+    let route = answer?.route
+    return [
+        ("address", .optional(answer?.address.description)),
+        ("family", .optional(answer?.address.family.rawValue)),
+        ("reachable", .bool(status.isReachable)),
+        ("status", .string(status.description)),
+        ("networkStatus", .string(NetworkStatus(flags: flags).rawValue)),
+        ("pathStatus", .string(PathStatus(flags: flags).rawValue)),
+        ("flags", .int(Int64(flags.rawValue))),
+        ("flagNames", .array(flags.names.map(JSON.string))),
+        ("flagString", .string(flags.description)),
+        ("interface", .optional(answer?.link?.name)),
+        ("interfaceIndex", route?.interfaceIndex.map { .int(Int64($0)) } ?? .null),
+        ("interfaceKind", .optional(answer?.interfaceKind?.rawValue)),
+        ("linkKind", .optional(answer?.link?.linkKind)),
+        ("operState", .optional(answer?.link?.operState.rawValue)),
+        ("gateway", .optional(route?.gateway?.description)),
+        ("source", .optional(route?.preferredSource?.description)),
+        ("route", .string(route?.verdict.rawValue ?? "unresolved")),
+        ("table", route.flatMap { $0.errno == nil ? JSON.int(Int64($0.table)) : nil } ?? .null),
+        ("error", .optional(route?.errno?.description)),
+    ]
+}
 
+extension AddressEvaluation {
     /// `reachable.wired  -R -------  via 10.0.0.1 dev eth0 (veth) route unicast table 254`
     var humanLine: String {
         var parts = [status.description.padded(to: 20), flags.description]
@@ -49,21 +54,15 @@ extension TargetEvaluation {
     /// host name or the internet, and `error` when a name did not resolve.
     var json: JSON {
         var fields: [(String, JSON)] = [("target", .string(target.description))]
-        if let primary {
-            fields += primary.jsonFields.map { key, value in
-                key == "reachable" ? (key, .bool(isReachable)) : (key, value)
+        fields += jsonFields(of: primary).map { key, value in
+            switch key {
+            case "reachable": return (key, .bool(isReachable))
+            case "error" where primary == nil: return (key, .optional(resolutionError?.description))
+            default: return (key, value)
             }
-        } else {
-            fields += [
-                ("reachable", .bool(false)), ("status", .string(ReachabilityStatus.notReachable.description)),
-                ("networkStatus", .string(networkStatus.rawValue)), ("pathStatus", .string(pathStatus.rawValue)),
-                ("flags", .int(0)), ("flagNames", .array([])), ("flagString", .string(ReachabilityFlags().description)),
-                ("interface", .null), ("interfaceKind", .null), ("gateway", .null), ("route", .string("unresolved")),
-                ("error", .optional(resolutionError?.description)),
-            ]
         }
         if case .address = target {} else {
-            fields.append(("addresses", .array(addresses.map { .object($0.jsonFields) })))
+            fields.append(("addresses", .array(addresses.map { .object(jsonFields(of: $0)) })))
         }
         return .object(fields)
     }

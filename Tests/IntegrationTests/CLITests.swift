@@ -99,6 +99,27 @@ final class CLITests: NamespaceTestCase {
         XCTAssertEqual((object["interfaceIndex"] as? Int).map(String.init), index)
     }
 
+    func testUnresolvedHostHasTheSameJSONKeysAsAnAnswer() throws {
+        let ns = try makeNamespaceWhereDNSCannotLeave()
+        let result = try reach(["check", "no-such-host.invalid", "127.0.0.1", "--netns", ns.name, "--json", "--timeout", "5"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertEqual(result.stdoutLines.count, 2, result.stdout)
+        let unresolved = try jsonObject(String(result.stdoutLines[0]))
+        let answered = try jsonObject(String(result.stdoutLines[1]))
+
+        // One schema: the unresolved name has every key an answer has (plus `addresses`).
+        XCTAssertEqual(Set(unresolved.keys).subtracting(["addresses"]), Set(answered.keys))
+        XCTAssertEqual(unresolved["reachable"] as? Bool, false)
+        XCTAssertEqual(unresolved["route"] as? String, "unresolved")
+        XCTAssertEqual(unresolved["flags"] as? Int, 0)
+        XCTAssertTrue(unresolved["address"] is NSNull)
+        XCTAssertTrue(unresolved["table"] is NSNull)
+        XCTAssertEqual((unresolved["addresses"] as? [Any])?.count, 0)
+        let error = try XCTUnwrap(unresolved["error"] as? String, "an unresolved name says why")
+        XCTAssertTrue(error.contains("no-such-host.invalid"), error)
+        XCTAssertEqual(answered["route"] as? String, "local")
+    }
+
     func testCheckViaGatewayAndHumanOutput() throws {
         let ns = try makeLAN()
         let json = try jsonObject(try reach(["check", "198.51.100.7", "--netns", ns.name, "--json"]).stdout)

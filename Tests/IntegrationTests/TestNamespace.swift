@@ -427,6 +427,39 @@ class NamespaceTestCase: XCTestCase {
     }
 
     /// An evaluator bound to `namespace`; a failure to open it fails the test.
+    /// A namespace (lo only) in which resolving a name cannot send a packet:
+    /// nsswitch uses only files/dns, no resolver daemon socket exists, and no
+    /// name server of resolv.conf is routable there, so the resolver's connect
+    /// fails before anything is built. Skips the test otherwise.
+    func makeNamespaceWhereDNSCannotLeave(file: StaticString = #filePath, line: UInt = #line) throws -> TestNamespace {
+        let nsswitch = (try? String(contentsOfFile: "/etc/nsswitch.conf", encoding: .utf8)) ?? ""
+        let hostsLine = nsswitch.split(separator: "\n").first { $0.hasPrefix("hosts:") }
+        let sources = hostsLine.map { $0.dropFirst("hosts:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }) } ?? []
+        let foreign = sources.filter { !$0.hasPrefix("[") && $0 != "files" && $0 != "dns" }
+        guard hostsLine != nil, foreign.isEmpty else {
+            throw XCTSkip("nsswitch hosts uses \(foreign.map(String.init)): a lookup could leave the namespace")
+        }
+        for socket in ["/var/run/nscd/socket", "/run/nscd/socket", "/run/systemd/resolve/io.systemd.Resolve"]
+        where FileManager.default.fileExists(atPath: socket) {
+            throw XCTSkip("\(socket) exists: a resolver daemon could query DNS from the host namespace")
+        }
+        let resolvConf = (try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8)) ?? ""
+        var servers = resolvConf.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            return fields.count >= 2 && fields[0] == "nameserver" ? String(fields[1]) : nil
+        }
+        if servers.isEmpty { servers = ["127.0.0.1", "::1"] }   // glibc's default
+
+        let ns = try makeNamespace(file: file, line: line)
+        for server in servers {
+            let route = ns.routeGet(server, file: file, line: line)
+            guard route.error != nil else {
+                throw XCTSkip("name server \(server) is routable in the test namespace (\(route)): a query could be sent")
+            }
+        }
+        return ns
+    }
+
     func makeEvaluator(_ namespace: TestNamespace, overrides: [String] = [],
                        file: StaticString = #filePath, line: UInt = #line) throws -> ReachabilityEvaluator {
         do {
