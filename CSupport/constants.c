@@ -11,5 +11,14 @@ const uint32_t creach_iff_loopback = IFF_LOOPBACK;
 const uint32_t creach_iff_pointopoint = IFF_POINTOPOINT;
 const uint32_t creach_iff_lower_up = IFF_LOWER_UP;
 
+/* RTNLGRP_* numbers n are the bits 1 << (n - 1) of sockaddr_nl.nl_groups. */
+#define CREACH_GROUP(n) (1u << ((n) - 1))
+const uint32_t creach_monitor_groups =
+    CREACH_GROUP(RTNLGRP_LINK) |
+    CREACH_GROUP(RTNLGRP_IPV4_IFADDR) | CREACH_GROUP(RTNLGRP_IPV6_IFADDR) |
+    CREACH_GROUP(RTNLGRP_IPV4_ROUTE) | CREACH_GROUP(RTNLGRP_IPV6_ROUTE) |
+    CREACH_GROUP(RTNLGRP_IPV4_RULE) | CREACH_GROUP(RTNLGRP_IPV6_RULE);
+
+_Static_assert(RTNLGRP_IPV6_RULE <= 32, "group outside the nl_groups bit mask");
 _Static_assert(IFF_LOWER_UP == (1 << 16), "IFF_LOWER_UP moved");
 #endif

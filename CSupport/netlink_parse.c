@@ -470,4 +470,85 @@ bad:
     return -1;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Notifications                                                             */
+
+/* The family byte opens ifaddrmsg, rtmsg and fib_rule_hdr alike. */
+static void creach_events_count_family(creach_events *ev, const uint8_t *msg, size_t len,
+                                       uint32_t *v4, uint32_t *v6)
+{
+    if (len < NLMSG_HDRLEN + 1) {
+        ev->malformed++;
+        return;
+    }
+    switch (msg[NLMSG_HDRLEN]) {
+    case AF_INET:
+        (*v4)++;
+        break;
+    case AF_INET6:
+        (*v6)++;
+        break;
+    default:
+        ev->other++;
+        break;
+    }
+}
+
+int creach_events_classify(const void *buf, size_t len, creach_events *ev)
+{
+    creach_msg_iter it;
+    const void *msg;
+    size_t mlen;
+    int count = 0, r;
+
+    if (ev == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    creach_msg_iter_init(&it, buf, len);
+    while ((r = creach_msg_next(&it, &msg, &mlen)) > 0) {
+        count++;
+        ev->messages++;
+        switch (creach_msg_type(msg)) {
+        case RTM_NEWLINK:
+        case RTM_DELLINK: {
+            struct ifinfomsg ifi;
+            if (mlen < NLMSG_HDRLEN + sizeof(ifi)) {
+                ev->malformed++;
+                break;
+            }
+            ev->link++;
+            if (creach_msg_type(msg) == RTM_DELLINK) {
+                memcpy(&ifi, (const uint8_t *)msg + NLMSG_HDRLEN, sizeof(ifi));
+                if (ev->deleted_count < CREACH_EVENTS_MAX_DELETED)
+                    ev->deleted[ev->deleted_count] = ifi.ifi_index;
+                if (ev->deleted_count < UINT32_MAX)
+                    ev->deleted_count++;
+            }
+            break;
+        }
+        case RTM_NEWADDR:
+        case RTM_DELADDR:
+            creach_events_count_family(ev, msg, mlen, &ev->addr4, &ev->addr6);
+            break;
+        case RTM_NEWROUTE:
+        case RTM_DELROUTE:
+            creach_events_count_family(ev, msg, mlen, &ev->route4, &ev->route6);
+            break;
+        case RTM_NEWRULE:
+        case RTM_DELRULE:
+            creach_events_count_family(ev, msg, mlen, &ev->rule4, &ev->rule6);
+            break;
+        default:
+            ev->other++;
+            break;
+        }
+    }
+    if (r < 0) {
+        ev->malformed++;
+        return -1;
+    }
+    return count;
+}
+
 #endif /* __linux__ */

@@ -259,4 +259,50 @@ fail:
     return -1;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Notifications                                                             */
+
+int creach_nl_set_rcvbuf(creach_nl *nl, int bytes)
+{
+    int effective = 0;
+    socklen_t len = sizeof(effective);
+
+    if (nl == NULL || nl->fd < 0) {
+        errno = EBADF;
+        return -1;
+    }
+    if (bytes <= 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (setsockopt(nl->fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)) < 0)
+        return -1;
+    if (getsockopt(nl->fd, SOL_SOCKET, SO_RCVBUF, &effective, &len) < 0)
+        return -1;
+    return effective;
+}
+
+long creach_nl_recv_event(creach_nl *nl, void *buf, size_t buflen)
+{
+    ssize_t n;
+
+    if (nl == NULL || nl->fd < 0) {
+        errno = EBADF;
+        return -1;
+    }
+    if (buf == NULL || buflen < NLMSG_HDRLEN) {
+        errno = EINVAL;
+        return -1;
+    }
+    n = creach_nl_recv(nl, buf, buflen, MSG_DONTWAIT);
+    if (n < 0)
+        return errno == EAGAIN ? 0 : -1;
+    if (n == 0) {
+        /* An empty datagram carries nothing; report it as malformed. */
+        errno = EBADMSG;
+        return -1;
+    }
+    return (long)n;
+}
+
 #endif /* __linux__ */

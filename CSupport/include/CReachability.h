@@ -188,6 +188,37 @@ int creach_parse_addr(const void *msg, size_t len, creach_addr *out);
  */
 int creach_uevent_value(const char *text, size_t len, const char *key, char *out, size_t outlen);
 
+/**
+ * creach_events - what a run of notification datagrams was about, enough to
+ * decide what to re-evaluate. The monitor keeps no copy of the tables: it
+ * only needs to know which address families (and which deleted links) a
+ * burst touched. Zero it, then feed every datagram of the burst to
+ * creach_events_classify, which adds to the counts.
+ */
+#define CREACH_EVENTS_MAX_DELETED 8
+typedef struct {
+    uint32_t messages;      /* netlink messages seen */
+    uint32_t link;          /* RTM_NEWLINK / RTM_DELLINK */
+    uint32_t addr4;         /* RTM_NEWADDR / RTM_DELADDR, AF_INET */
+    uint32_t addr6;         /*   ... AF_INET6 */
+    uint32_t route4;        /* RTM_NEWROUTE / RTM_DELROUTE, AF_INET */
+    uint32_t route6;        /*   ... AF_INET6 */
+    uint32_t rule4;         /* RTM_NEWRULE / RTM_DELRULE, AF_INET */
+    uint32_t rule6;         /*   ... AF_INET6 */
+    uint32_t other;         /* other types or families (neighbours, MPLS, ...) */
+    uint32_t malformed;     /* messages too short for their family header, or broken framing */
+    uint32_t deleted_count; /* RTM_DELLINK seen; more than CREACH_EVENTS_MAX_DELETED = list incomplete */
+    int32_t deleted[CREACH_EVENTS_MAX_DELETED]; /* ifindex of deleted links, first ones */
+} creach_events;
+
+/**
+ * creach_events_classify - add the messages of one datagram to @ev.
+ * Returns the number of messages read, or -1 with errno EBADMSG when the
+ * framing is broken (the messages before the break are counted, and the
+ * break adds one to ev->malformed).
+ */
+int creach_events_classify(const void *buf, size_t len, creach_events *ev);
+
 /* ------------------------------------------------------------------------ */
 /* NETLINK_ROUTE socket                                                      */
 
@@ -252,6 +283,54 @@ int creach_link_dump(creach_nl *nl, void *buf, size_t buflen, creach_link_cb cb,
  * Contract as creach_link_dump.
  */
 int creach_addr_dump(creach_nl *nl, uint8_t family, void *buf, size_t buflen, creach_addr_cb cb, void *ctx, uint64_t *skipped);
+
+/* ------------------------------------------------------------------------ */
+/* Change notifications (the monitor's socket)                               */
+
+/** The rtnetlink multicast groups a monitor joins: link, IPv4/IPv6 address, route and rule. */
+extern const uint32_t creach_monitor_groups;
+
+/**
+ * creach_nl_set_rcvbuf - SO_RCVBUF of the socket (the kernel doubles it and
+ * enforces its minimum). Returns the effective size read back, or -1 with errno.
+ */
+int creach_nl_set_rcvbuf(creach_nl *nl, int bytes);
+
+/**
+ * creach_nl_recv_event - one notification datagram, without blocking.
+ * Datagrams not sent by the kernel are dropped and counted in
+ * nl->dropped_foreign, never returned.
+ * Returns its length (> 0), 0 when nothing is queued, or -1 with errno:
+ * ENOBUFS when the socket overflowed and notifications were lost (the
+ * socket stays usable), ENOSPC when a datagram was larger than @buflen (it
+ * is lost), or another errno of recvmsg.
+ */
+long creach_nl_recv_event(creach_nl *nl, void *buf, size_t buflen);
+
+/**
+ * creach_wakeup_open - an eventfd (non-blocking, close-on-exec) that another
+ * thread signals to interrupt creach_wait. Returns the fd, or -1 with errno.
+ */
+int creach_wakeup_open(void);
+/** creach_wakeup_signal - make @fd readable. Returns 0, or -1 with errno. */
+int creach_wakeup_signal(int fd);
+/** creach_wakeup_clear - consume the signals of @fd (no-op when none). */
+void creach_wakeup_clear(int fd);
+
+/** Bits of creach_wait's result. */
+#define CREACH_WAIT_NETLINK 1
+#define CREACH_WAIT_WAKEUP  2
+
+/**
+ * creach_wait - wait until @nl_fd has a datagram (or a pending error such
+ * as ENOBUFS) or @wake_fd was signalled, at most @timeout_ns nanoseconds
+ * (< 0: no limit). Either fd may be -1 to leave it out.
+ * Returns the CREACH_WAIT_* bits (0 on timeout or EINTR), or -1 with errno.
+ */
+int creach_wait(int nl_fd, int wake_fd, int64_t timeout_ns);
+
+/** creach_monotonic_ns - CLOCK_MONOTONIC in nanoseconds (the clock of change time stamps). */
+uint64_t creach_monotonic_ns(void);
 
 /* ------------------------------------------------------------------------ */
 /* Namespaces, sysfs, capabilities                                           */

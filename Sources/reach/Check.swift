@@ -11,17 +11,7 @@ struct Check: AsyncParsableCommand {
     @Argument(help: "Addresses, host names, or 'internet'.")
     var targets: [String]
 
-    @Option(help: "Look up as a socket of this uid would (policy rules on uidrange).")
-    var uid: Int64?
-
-    @Option(help: "Look up with this firewall mark (decimal or 0x hex; policy rules on fwmark).", transform: Check.parseMark)
-    var mark: Int64?
-
-    @Option(help: "Look up as a socket bound to this interface would.")
-    var interface: String?
-
-    @Option(help: "Look up as if sent from this source address.")
-    var source: String?
+    @OptionGroup var lookup: LookupArguments
 
     @Option(help: "Seconds to wait for a host name to resolve.")
     var timeout: Int = 5
@@ -35,8 +25,8 @@ struct Check: AsyncParsableCommand {
 
     func run() async throws {
         // Check every argument before asking the kernel anything.
-        let parsed = try targets.map { (text) throws(ReachabilityError) in try Target(parsing: text) }
-        let options = try LookupOptions.validated(uid: uid, mark: mark, interface: interface, source: source)
+        let parsed = try parseTargets(targets)
+        let options = try lookup.options()
         let evaluator = try kernel.makeEvaluator()
         var allReachable = true
         for target in parsed {
@@ -50,10 +40,34 @@ struct Check: AsyncParsableCommand {
         }
         if !allReachable { throw ExitCode(1) }
     }
+}
+
+/// The lookup selectors `check`, `watch` and `wait` share.
+struct LookupArguments: ParsableArguments {
+    @Option(help: "Look up as a socket of this uid would (policy rules on uidrange).")
+    var uid: Int64?
+
+    @Option(help: "Look up with this firewall mark (decimal or 0x hex; policy rules on fwmark).", transform: LookupArguments.parseMark)
+    var mark: Int64?
+
+    @Option(help: "Look up as a socket bound to this interface would.")
+    var interface: String?
+
+    @Option(help: "Look up as if sent from this source address.")
+    var source: String?
+
+    func options() throws -> LookupOptions {
+        try LookupOptions.validated(uid: uid, mark: mark, interface: interface, source: source)
+    }
 
     static func parseMark(_ text: String) throws -> Int64 {
         let value = text.lowercased().hasPrefix("0x") ? Int64(text.dropFirst(2), radix: 16) : Int64(text)
         guard let value else { throw ValidationError("--mark takes a number, decimal or 0x hex, not '\(text)'") }
         return value
     }
+}
+
+/// Every argument checked before the kernel is asked anything.
+func parseTargets(_ texts: [String]) throws -> [Target] {
+    try texts.map { (text) throws(ReachabilityError) in try Target(parsing: text) }
 }

@@ -57,7 +57,7 @@ extension TargetEvaluation {
         fields += jsonFields(of: primary).map { key, value in
             switch key {
             case "reachable": return (key, .bool(isReachable))
-            case "error" where primary == nil: return (key, .optional(resolutionError?.description))
+            case "error" where primary == nil: return (key, .optional(error?.description))
             default: return (key, value)
             }
         }
@@ -73,7 +73,7 @@ extension TargetEvaluation {
             return ["\(target)  \(primary?.humanLine ?? "")"]
         case .host, .internet:
             var lines = ["\(target)  \(status)"]
-            if let resolutionError { lines[0] += "  (\(resolutionError))" }
+            if let error { lines[0] += "  (\(error))" }
             lines += addresses.map { "  \($0.address.description.padded(to: 24)) \($0.humanLine)" }
             return lines
         }

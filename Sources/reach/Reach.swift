@@ -15,7 +15,7 @@ struct Reach: AsyncParsableCommand {
             Exit status: 0 every target reachable, 1 some target not reachable, \
             2 bad input or the kernel could not be asked.
             """,
-        subcommands: [Overview.self, Check.self],
+        subcommands: [Overview.self, Check.self, Watch.self, Wait.self],
         defaultSubcommand: Overview.self
     )
 
@@ -61,9 +61,22 @@ struct KernelOptions: ParsableArguments {
     var json = false
 
     func makeEvaluator() throws -> ReachabilityEvaluator {
-        let overrides = try kinds.map { (text) throws(ReachabilityError) in try InterfaceKindOverride(parsing: text) }
-        let namespace = try self.namespace.map { (text) throws(ReachabilityError) in try NetworkNamespace(parsing: text) } ?? .current
-        return try ReachabilityEvaluator(namespace: namespace, kindOverrides: overrides)
+        try ReachabilityEvaluator(namespace: parsedNamespace(), kindOverrides: parsedKinds())
+    }
+
+    func makeMonitor(_ targets: [Target], options: LookupOptions, resolveTimeout: Int) throws -> ReachabilityMonitor {
+        var configuration = ReachabilityMonitor.Configuration()
+        configuration.resolveTimeout = .seconds(resolveTimeout)
+        return try ReachabilityMonitor(targets: targets, options: options, namespace: parsedNamespace(),
+                                       kindOverrides: parsedKinds(), configuration: configuration)
+    }
+
+    private func parsedKinds() throws -> [InterfaceKindOverride] {
+        try kinds.map { (text) throws(ReachabilityError) in try InterfaceKindOverride(parsing: text) }
+    }
+
+    private func parsedNamespace() throws -> NetworkNamespace {
+        try namespace.map { (text) throws(ReachabilityError) in try NetworkNamespace(parsing: text) } ?? .current
     }
 }
 

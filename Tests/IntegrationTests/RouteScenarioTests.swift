@@ -16,14 +16,9 @@ final class RouteScenarioTests: NamespaceTestCase {
 
     // MARK: Helpers
 
-    /// A veth pair `name` (with `address`) ⟷ `peer`, both up, `name` operational.
     private func buildVethPair(_ ns: TestNamespace, _ name: String, peer: String, address: String,
                                file: StaticString = #filePath, line: UInt = #line) {
-        ns.run("link add \(name) type veth peer name \(peer)",
-               "addr add \(address) dev \(name)",
-               "link set \(name) up",
-               "link set \(peer) up", file: file, line: line)
-        ns.waitForState(name, "UP", file: file, line: line)
+        ns.addVethPair(name, peer: peer, address: address, file: file, line: line)
     }
 
     /// va (10.1.0.1/24) ⟷ vb.
@@ -593,7 +588,7 @@ final class RouteScenarioTests: NamespaceTestCase {
         let evaluator = try makeEvaluator(ns)
         let answer = try await evaluator.evaluate(.host("localhost"), resolveTimeout: .seconds(5))
 
-        XCTAssertNil(answer.resolutionError)
+        XCTAssertNil(answer.error)
         XCTAssertTrue(answer.addresses.map(\.address).contains(IPAddress("127.0.0.1")!),
                       "\(answer.addresses.map(\.address))")
         for address in answer.addresses {
@@ -619,8 +614,8 @@ final class RouteScenarioTests: NamespaceTestCase {
         let answer = try await evaluator.evaluate(.host(name), resolveTimeout: .seconds(5))
 
         XCTAssertEqual(answer.addresses, [])
-        guard case .resolutionFailed(host: name, reason: _)? = answer.resolutionError else {
-            return XCTFail("expected resolutionFailed for \(name), got \(String(describing: answer.resolutionError))")
+        guard case .resolutionFailed(host: name, reason: _)? = answer.error else {
+            return XCTFail("expected resolutionFailed for \(name), got \(String(describing: answer.error))")
         }
         XCTAssertEqual(answer.flags, [])
         XCTAssertEqual(answer.status, .notReachable)

@@ -237,6 +237,15 @@ final class TestNamespace: @unchecked Sendable {
         }
     }
 
+    /// A veth pair `name` (with `address`) ⟷ `peer`, both up, `name` operational.
+    func addVethPair(_ name: String, peer: String, address: String, file: StaticString = #filePath, line: UInt = #line) {
+        run("link add \(name) type veth peer name \(peer)",
+            "addr add \(address) dev \(name)",
+            "link set \(name) up",
+            "link set \(peer) up", file: file, line: line)
+        waitForState(name, "UP", file: file, line: line)
+    }
+
     /// `ip -n NAME -d [-6] route get ADDR EXTRA...`, parsed (`-d` makes ip show
     /// the main table too). A refusal is an answer, not a failure.
     func routeGet(_ address: String, extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) -> IPRouteAnswer {

@@ -19,13 +19,14 @@ public struct AddressEvaluation: Hashable, Sendable {
 public struct TargetEvaluation: Hashable, Sendable {
     public let target: Target
     public let addresses: [AddressEvaluation]
-    /// Why a host name has no addresses (it did not resolve).
-    public let resolutionError: ReachabilityError?
+    /// Why the target has no answer: its host name did not resolve, or (in a
+    /// monitor, which reports rather than throws) the kernel could not be asked.
+    public let error: ReachabilityError?
 
-    public init(target: Target, addresses: [AddressEvaluation], resolutionError: ReachabilityError? = nil) {
+    public init(target: Target, addresses: [AddressEvaluation], error: ReachabilityError? = nil) {
         self.target = target
         self.addresses = addresses
-        self.resolutionError = resolutionError
+        self.error = error
     }
 
     public var primary: AddressEvaluation? {

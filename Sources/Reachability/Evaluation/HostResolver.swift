@@ -30,9 +30,9 @@ enum HostResolver {
         return try result.get()
     }
 
-    /// The blocking part, run on the resolver thread. Addresses keep the
+    /// The blocking part, run on a resolver thread (the monitor starts its own). Addresses keep the
     /// resolver's order (RFC 6724), duplicates removed.
-    private static func lookUp(_ host: String, namespaceFD: Int32) throws(ReachabilityError) -> [IPAddress] {
+    static func lookUp(_ host: String, namespaceFD: Int32) throws(ReachabilityError) -> [IPAddress] {
         if namespaceFD >= 0 && creach_netns_enter_thread(namespaceFD) != 0 {
             throw .system(operation: "enter network namespace to resolve \(host)", errno: .current)
         }
@@ -101,27 +101,4 @@ enum HostResolver {
             continuation?.resume(returning: result)
         }
     }
-}
-
-/// Starts a detached thread running `body`. The library's threads start here.
-func startThread(_ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    defer { pthread_attr_destroy(&attributes) }
-    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-    var thread = pthread_t()
-    let rc = pthread_create(&thread, &attributes, { context in
-        Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
-        return nil
-    }, context)
-    if rc != 0 {
-        Unmanaged<ThreadBody>.fromOpaque(context).release()
-        throw .system(operation: "pthread_create", errno: Errno(rawValue: rc))
-    }
-}
-
-private final class ThreadBody {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }

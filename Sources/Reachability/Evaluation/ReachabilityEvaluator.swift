@@ -31,7 +31,7 @@ public final class ReachabilityEvaluator: Sendable {
 
     private let session: Mutex<Session>
     /// The namespace's fd, kept to resolve host names from inside it; -1 for the current one.
-    private let namespaceFD: Int32
+    let namespaceFD: Int32
 
     /// Opens a netlink socket (and sysfs) in `namespace`.
     /// - Throws: `.unknownNamespace`, or `.system` when the socket cannot be opened
@@ -94,7 +94,7 @@ public final class ReachabilityEvaluator: Sendable {
     /// Evaluates a target. A host name is resolved on a thread of its own (from
     /// inside the evaluator's namespace), never on the caller's thread; all its
     /// addresses are evaluated. A name that does not resolve is not reachable
-    /// and carries `resolutionError`.
+    /// and carries `error`.
     public func evaluate(_ target: Target, options: LookupOptions = LookupOptions(),
                          resolveTimeout: Duration = .seconds(5)) async throws(ReachabilityError) -> TargetEvaluation {
         let addresses: [IPAddress]
@@ -107,7 +107,7 @@ public final class ReachabilityEvaluator: Sendable {
             do {
                 addresses = try await HostResolver.resolve(name, namespaceFD: namespaceFD, timeout: resolveTimeout)
             } catch {
-                return TargetEvaluation(target: target, addresses: [], resolutionError: error)
+                return TargetEvaluation(target: target, addresses: [], error: error)
             }
         }
         var results: [AddressEvaluation] = []
@@ -126,6 +126,14 @@ public final class ReachabilityEvaluator: Sendable {
     /// Forgets the cached interface kinds (after links were renamed or re-created).
     public func invalidateInterfaceCache() {
         session.withLock { $0.kinds.removeAll(keepingCapacity: true) }
+    }
+
+    /// Forgets the cached kinds of these interfaces (deleted links: their index
+    /// may be reused by a new link of another kind).
+    func forgetInterfaces(_ indexes: [Int32]) {
+        session.withLock { session in
+            for index in indexes { session.kinds[index] = nil }
+        }
     }
 
     /// Netlink messages dropped: sent by a process rather than the kernel, or

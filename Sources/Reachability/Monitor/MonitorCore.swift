@@ -1,0 +1,332 @@
+internal import CReachability
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The state a monitor shares between its event thread, the threads that
+/// call it, and its resolver threads: observers, the latest state of each
+/// target, counters, and the run phase. Everything is behind one lock; the
+/// event thread's own state (socket, buffers, per-target bookkeeping) lives
+/// in `MonitorLoop` and is touched by that thread alone.
+final class MonitorCore: Sendable {
+    enum Sink: Sendable {
+        case changes(AsyncStream<ReachabilityChange>.Continuation)
+        case statusChanges(AsyncStream<StatusChange>.Continuation)
+        case callback(DeliveryQueue, @Sendable (ReachabilityChange) -> Void)
+        case statusCallback(DeliveryQueue, reachable: Bool, @Sendable (StatusChange) -> Void)
+    }
+
+    enum Phase {
+        case idle
+        case running(thread: pthread_t)
+        /// `stop()` has begun; the thread is finishing.
+        case stopping
+    }
+
+    /// A resolver thread's answer, handed to the event thread.
+    struct Resolution: Sendable {
+        let generation: UInt64
+        let targetIndex: Int
+        let result: Result<[IPAddress], ReachabilityError>
+    }
+
+    struct Shared {
+        var phase: Phase = .idle
+        /// Bumped by every start: answers of an earlier run are ignored.
+        var generation: UInt64 = 0
+        var stopRequested = false
+        /// Signals the event thread; -1 when no thread runs.
+        var wakeFD: Int32 = -1
+        var eventPortID: UInt32?
+        var observers: [UInt64: Sink] = [:]
+        var nextObserverID: UInt64 = 0
+        /// Latest emitted state per target index; nil until its initial state is known.
+        var latest: [ReachabilityChange?]
+        /// Callbacks waiting to run on the monitor thread, in order.
+        var inline: [@Sendable () -> Void] = []
+        var resolutions: [Resolution] = []
+        var counters = MonitorCounters()
+        /// The public handle is gone: stop once nothing observes.
+        var handleReleased = false
+        /// `stop()` was called on the event thread, which then marks the monitor idle itself.
+        var selfDetached = false
+    }
+
+    let targets: [Target]
+    let options: LookupOptions
+    let evaluator: ReachabilityEvaluator
+    let configuration: ReachabilityMonitor.Configuration
+    let shared: Mutex<Shared>
+
+    init(targets: [Target], options: LookupOptions, evaluator: ReachabilityEvaluator,
+         configuration: ReachabilityMonitor.Configuration) {
+        self.targets = targets
+        self.options = options
+        self.evaluator = evaluator
+        self.configuration = configuration
+        shared = Mutex(Shared(latest: Array(repeating: nil, count: targets.count)))
+    }
+
+    // MARK: Start and stop
+
+    var isRunning: Bool {
+        shared.withLock { if case .running = $0.phase { return true } else { return false } }
+    }
+
+    var eventPortID: UInt32? { shared.withLock { $0.eventPortID } }
+
+    func start() throws(ReachabilityError) {
+        try shared.withLock { (shared) throws(ReachabilityError) in
+            switch shared.phase {
+            case .running: return
+            case .stopping: throw .system(operation: "start a monitor that is stopping", errno: Errno(rawValue: EBUSY))
+            case .idle: break
+            }
+            // Subscribe before the first evaluation, so that nothing that
+            // happens in between is missed.
+            var socket = try MonitorLoop.openEventSocket(evaluator: evaluator, configuration: configuration)
+            let wakeFD = creach_wakeup_open()
+            guard wakeFD >= 0 else {
+                let error = Errno.current
+                creach_nl_close(&socket)
+                throw .system(operation: "eventfd", errno: error)
+            }
+            shared.generation &+= 1
+            shared.stopRequested = false
+            shared.wakeFD = wakeFD
+            shared.eventPortID = socket.portid
+            shared.latest = Array(repeating: nil, count: targets.count)
+            let loop = MonitorLoop(core: self, socket: socket, wakeFD: wakeFD, generation: shared.generation)
+            do throws(ReachabilityError) {
+                let thread = try startJoinableThread { loop.run() }
+                shared.phase = .running(thread: thread)
+            } catch {
+                loop.release()
+                shared.wakeFD = -1
+                shared.eventPortID = nil
+                throw error
+            }
+        }
+    }
+
+    func stop() {
+        enum Action { case none, join(pthread_t), detachSelf, waitForOther }
+        let action = shared.withLock { shared -> Action in
+            switch shared.phase {
+            case .idle: return .none
+            case .stopping: return .waitForOther
+            case let .running(thread):
+                shared.phase = .stopping
+                shared.stopRequested = true
+                if shared.wakeFD >= 0 { _ = creach_wakeup_signal(shared.wakeFD) }
+                return pthread_equal(thread, pthread_self()) != 0 ? .detachSelf : .join(thread)
+            }
+        }
+        switch action {
+        case .none:
+            return
+        case let .join(thread):
+            pthread_join(thread, nil)
+            finishObservers()
+        case .detachSelf:
+            // Called from a callback on the event thread: it ends once the
+            // callback returns, and marks the monitor idle itself.
+            pthread_detach(pthread_self())
+            shared.withLock { $0.selfDetached = true }
+            finishObservers()
+        case .waitForOther:
+            // Another thread is stopping the monitor: return once it is done,
+            // unless this is the event thread itself (it cannot wait for itself).
+            while shared.withLock({ if case .stopping = $0.phase { return true } else { return false } }) {
+                if onEventThread { return }
+                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+                nanosleep(&pause, nil)
+            }
+        }
+    }
+
+    /// Set by the event thread while it runs: lets `stop()` tell it apart.
+    private static let eventThreadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private var onEventThread: Bool {
+        pthread_getspecific(MonitorCore.eventThreadKey) == Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    func markEventThread() {
+        pthread_setspecific(MonitorCore.eventThreadKey, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Called by the event thread as it leaves: closes the wake-up fd under
+    /// the lock (so no signal can reach a recycled fd number).
+    func eventThreadFinished() {
+        shared.withLock { shared in
+            if shared.wakeFD >= 0 { close(shared.wakeFD) }
+            shared.wakeFD = -1
+            shared.eventPortID = nil
+            shared.inline.removeAll()
+            shared.resolutions.removeAll()
+            if shared.selfDetached {
+                shared.selfDetached = false
+                shared.phase = .idle
+            }
+        }
+        pthread_setspecific(MonitorCore.eventThreadKey, nil)
+    }
+
+    /// Ends streams and drops callbacks once the thread is gone.
+    private func finishObservers() {
+        let sinks = shared.withLock { shared -> [Sink] in
+            if case .stopping = shared.phase, !onEventThread { shared.phase = .idle }
+            defer { shared.observers.removeAll() }
+            return Array(shared.observers.values)
+        }
+        // Outside the lock: finishing a stream runs its termination handler.
+        for sink in sinks {
+            switch sink {
+            case let .changes(continuation): continuation.finish()
+            case let .statusChanges(continuation): continuation.finish()
+            case .callback, .statusCallback: break
+            }
+        }
+    }
+
+    /// The event thread's question, once per round.
+    var stopRequested: Bool { shared.withLock { $0.stopRequested } }
+
+    // MARK: Observers
+
+    func addObserver(_ sink: Sink) -> UInt64 {
+        shared.withLock { shared in
+            let id = shared.nextObserverID
+            shared.nextObserverID += 1
+            shared.observers[id] = sink
+            // The states known so far, as this observer's initial ones.
+            for case let change? in shared.latest {
+                MonitorCore.deliver(change.asInitial(), status: MonitorCore.initialStatus(change), to: sink, in: &shared)
+            }
+            return id
+        }
+    }
+
+    func removeObserver(_ id: UInt64) {
+        let stopNow = shared.withLock { shared -> Bool in
+            shared.observers[id] = nil
+            return shared.handleReleased && shared.observers.isEmpty
+        }
+        if stopNow { stop() }
+    }
+
+    /// The handle's deinit: keep running while observed, else stop.
+    func handleReleased() {
+        let stopNow = shared.withLock { shared -> Bool in
+            shared.handleReleased = true
+            return shared.observers.isEmpty
+        }
+        if stopNow { stop() }
+    }
+
+    // MARK: Publishing (event thread)
+
+    /// Records new states and hands them to every observer, in order.
+    func publish(_ changes: [(index: Int, change: ReachabilityChange)], generation: UInt64) {
+        shared.withLock { shared in
+            guard shared.generation == generation, !shared.stopRequested else { return }
+            for (index, change) in changes {
+                let previousStatus = shared.latest[index]?.status
+                shared.latest[index] = change
+                if !change.isInitial { shared.counters.changes += 1 }
+                let status: StatusChange?
+                if change.isInitial {
+                    status = MonitorCore.initialStatus(change)
+                } else if previousStatus != change.status {
+                    status = StatusChange(target: change.target, status: change.status, previousStatus: previousStatus,
+                                          isInitial: false, timeNanoseconds: change.timeNanoseconds)
+                } else {
+                    status = nil
+                }
+                for sink in shared.observers.values {
+                    MonitorCore.deliver(change, status: status, to: sink, in: &shared)
+                }
+            }
+        }
+    }
+
+    private static func initialStatus(_ change: ReachabilityChange) -> StatusChange {
+        StatusChange(target: change.target, status: change.status, previousStatus: nil, isInitial: true,
+                     timeNanoseconds: change.timeNanoseconds)
+    }
+
+    /// Called with the lock held: streams and enqueue functions do not block.
+    private static func deliver(_ change: ReachabilityChange, status: StatusChange?, to sink: Sink, in shared: inout Shared) {
+        switch sink {
+        case let .changes(continuation):
+            continuation.yield(change)
+        case let .statusChanges(continuation):
+            if let status { continuation.yield(status) }
+        case let .callback(queue, handler):
+            schedule({ handler(change) }, on: queue, in: &shared)
+        case let .statusCallback(queue, reachable, handler):
+            if let status, status.isReachable == reachable { schedule({ handler(status) }, on: queue, in: &shared) }
+        }
+    }
+
+    private static func schedule(_ work: @escaping @Sendable () -> Void, on queue: DeliveryQueue, in shared: inout Shared) {
+        switch queue.kind {
+        case .monitorThread:
+            shared.inline.append(work)
+            if shared.inline.count == 1 && shared.wakeFD >= 0 { _ = creach_wakeup_signal(shared.wakeFD) }
+        case let .enqueue(enqueue):
+            enqueue(work)
+        }
+    }
+
+    /// Runs the callbacks queued for the monitor thread, outside the lock.
+    func runInlineCallbacks() {
+        while true {
+            let work = shared.withLock { shared -> [@Sendable () -> Void] in
+                defer { shared.inline.removeAll(keepingCapacity: true) }
+                return shared.inline
+            }
+            if work.isEmpty { return }
+            for item in work { item() }
+        }
+    }
+
+    // MARK: Resolver threads
+
+    func post(_ resolution: Resolution) {
+        shared.withLock { shared in
+            guard shared.generation == resolution.generation, shared.wakeFD >= 0 else { return }
+            shared.resolutions.append(resolution)
+            _ = creach_wakeup_signal(shared.wakeFD)
+        }
+    }
+
+    func takeResolutions() -> [Resolution] {
+        shared.withLock { shared in
+            defer { shared.resolutions.removeAll(keepingCapacity: true) }
+            return shared.resolutions
+        }
+    }
+
+    // MARK: Reading
+
+    var currentEvaluations: [TargetEvaluation] {
+        shared.withLock { $0.latest.compactMap { $0?.evaluation } }
+    }
+
+    var counters: MonitorCounters {
+        var counters = shared.withLock { $0.counters }
+        counters.droppedForeign += evaluator.droppedMessages.foreignSender
+        return counters
+    }
+
+    func updateCounters(_ update: (inout MonitorCounters) -> Void) {
+        shared.withLock { update(&$0.counters) }
+    }
+}

@@ -1,0 +1,395 @@
+internal import CReachability
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The monitor's event thread: wait for notifications, drain and coalesce a
+/// burst, evaluate the affected targets again, emit what changed.
+///
+/// Everything here belongs to that one thread (the core hands it over in
+/// `start()` and never touches it again), hence `@unchecked Sendable`.
+final class MonitorLoop: @unchecked Sendable {
+    /// Which targets a burst may have changed.
+    struct Dirty {
+        var v4 = false
+        var v6 = false
+        /// Targets to evaluate whatever their families (a new resolution, a retry).
+        var targets: Set<Int> = []
+        /// Something about links, addresses or rules happened, or events were lost:
+        /// host names are resolved again.
+        var network = false
+
+        var all: Bool {
+            get { v4 && v6 }
+            set { v4 = newValue; v6 = newValue }
+        }
+        var isEmpty: Bool { !v4 && !v6 && targets.isEmpty }
+    }
+
+    /// Per-target bookkeeping.
+    struct Watched {
+        let target: Target
+        var addresses: [IPAddress]
+        /// The last state emitted, nil before the initial one.
+        var emitted: TargetEvaluation?
+        var emittedKey: ResultKey?
+        // Host names only:
+        var resolving = false
+        var resolveAgain = false
+        /// A lookup is overdue after this (monotonic ns).
+        var resolveDeadline: UInt64?
+        /// A first answer (or a timeout) exists: the target can be evaluated.
+        var resolutionSettled = false
+        var resolutionError: ReachabilityError?
+        /// Asking the kernel failed: try again after this (monotonic ns).
+        var retryAt: UInt64?
+    }
+
+    private let core: MonitorCore
+    private var socket: creach_nl
+    private let wakeFD: Int32
+    private let generation: UInt64
+    private let buffer: UnsafeMutableRawPointer
+    private let bufferSize = Int(CREACH_DUMP_BUFSIZ)
+    private var watched: [Watched]
+    /// The event socket is closed after a failure and opened again at this time.
+    private var reopenAt: UInt64?
+
+    init(core: MonitorCore, socket: creach_nl, wakeFD: Int32, generation: UInt64) {
+        self.core = core
+        self.socket = socket
+        self.wakeFD = wakeFD
+        self.generation = generation
+        buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
+        watched = core.targets.map { target in
+            switch target {
+            case let .address(address): return Watched(target: target, addresses: [address])
+            case .internet: return Watched(target: target, addresses: Target.internetProbeAddresses)
+            case .host: return Watched(target: target, addresses: [])
+            }
+        }
+    }
+
+    /// Frees what `init` took when the thread could not be started.
+    func release() {
+        creach_nl_close(&socket)
+        buffer.deallocate()
+        close(wakeFD)
+    }
+
+    static func openEventSocket(evaluator: ReachabilityEvaluator,
+                                configuration: ReachabilityMonitor.Configuration) throws(ReachabilityError) -> creach_nl {
+        var socket = creach_nl()
+        guard creach_nl_open(&socket, creach_monitor_groups, evaluator.namespaceFD) == 0 else {
+            throw .system(operation: "open NETLINK_ROUTE event socket", errno: .current)
+        }
+        if let size = configuration.receiveBufferSize {
+            guard creach_nl_set_rcvbuf(&socket, Int32(clamping: size)) >= 0 else {
+                let error = Errno.current
+                creach_nl_close(&socket)
+                throw .system(operation: "SO_RCVBUF \(size)", errno: error)
+            }
+        }
+        return socket
+    }
+
+    // MARK: The thread
+
+    func run() {
+        core.markEventThread()
+        defer {
+            creach_nl_close(&socket)
+            buffer.deallocate()
+            core.eventThreadFinished()
+        }
+        // Initial states: addresses and the internet now, host names when resolved.
+        var dirty = Dirty()
+        dirty.all = true
+        for index in watched.indices where isHost(index) { startResolution(index) }
+        evaluate(dirty)
+
+        while !core.stopRequested {
+            core.runInlineCallbacks()
+            if core.stopRequested { break }
+            let ready = creach_wait(socket.fd, wakeFD, timeoutUntilNextDeadline())
+            dirty = Dirty()
+            if ready < 0 {
+                failSocket(&dirty)
+            }
+            if ready > 0 && Int32(ready) & CREACH_WAIT_WAKEUP != 0 {
+                creach_wakeup_clear(wakeFD)
+            }
+            if ready > 0 && Int32(ready) & CREACH_WAIT_NETLINK != 0 {
+                drainBurst(into: &dirty)
+            }
+            applyResolutions(into: &dirty)
+            applyDeadlines(into: &dirty)
+            if !dirty.isEmpty {
+                let changed = evaluate(dirty)
+                if dirty.network || changed {
+                    for index in watched.indices where isHost(index) { startResolution(index) }
+                }
+            }
+        }
+    }
+
+    private func isHost(_ index: Int) -> Bool {
+        if case .host = watched[index].target { return true } else { return false }
+    }
+
+    // MARK: Events
+
+    /// Drains what is queued, then keeps draining while more arrives within
+    /// the settle time (bounded), so one burst gives one evaluation.
+    private func drainBurst(into dirty: inout Dirty) {
+        var events = creach_events()
+        var overflows: UInt64 = 0
+        var unreadable: UInt64 = 0
+        let start = creach_monotonic_ns()
+        let settle = nanoseconds(core.configuration.settleTime)
+        let limit = nanoseconds(core.configuration.maximumSettleTime)
+        while true {
+            drainQueued(&events, overflows: &overflows, unreadable: &unreadable, dirty: &dirty)
+            guard socket.fd >= 0 else { break }
+            let elapsed = creach_monotonic_ns() &- start
+            guard settle > 0, elapsed < limit else { break }
+            let ready = creach_wait(socket.fd, -1, Int64(min(settle, limit - elapsed)))
+            guard ready > 0 else { break }
+        }
+        if events.link > 0 || events.malformed > 0 || overflows > 0 || unreadable > 0 { dirty.all = true }
+        if events.addr4 > 0 || events.route4 > 0 || events.rule4 > 0 { dirty.v4 = true }
+        if events.addr6 > 0 || events.route6 > 0 || events.rule6 > 0 { dirty.v6 = true }
+        if events.link > 0 || events.addr4 > 0 || events.addr6 > 0 || events.rule4 > 0 || events.rule6 > 0
+            || overflows > 0 || unreadable > 0 || events.malformed > 0 {
+            dirty.network = true
+        }
+        // A deleted link's cached kind must not be reused for a new link.
+        if events.deleted_count > UInt32(CREACH_EVENTS_MAX_DELETED) {
+            core.evaluator.invalidateInterfaceCache()
+        } else if events.deleted_count > 0 {
+            let deleted = withUnsafeBytes(of: events.deleted) { Array($0.bindMemory(to: Int32.self).prefix(Int(events.deleted_count))) }
+            core.evaluator.forgetInterfaces(deleted)
+        }
+        let foreign = socket.dropped_foreign
+        socket.dropped_foreign = 0
+        core.updateCounters { counters in
+            counters.events += UInt64(events.messages)
+            counters.overflows += overflows
+            counters.droppedMalformed += UInt64(events.malformed) + unreadable
+            counters.droppedForeign += foreign
+        }
+    }
+
+    /// Reads every datagram queued now (at most a bounded number, so a
+    /// flood cannot keep the targets from being evaluated).
+    private func drainQueued(_ events: inout creach_events, overflows: inout UInt64, unreadable: inout UInt64,
+                             dirty: inout Dirty) {
+        for _ in 0..<4096 {
+            let n = creach_nl_recv_event(&socket, buffer, bufferSize)
+            if n == 0 { return }
+            if n < 0 {
+                switch Errno.current.rawValue {
+                case ENOBUFS: overflows += 1          // events were lost: everything is evaluated again
+                case ENOSPC, EBADMSG: unreadable += 1 // this datagram is lost
+                default:
+                    failSocket(&dirty)
+                    return
+                }
+                continue
+            }
+            // A broken datagram is counted in events.malformed by the classifier.
+            _ = creach_events_classify(buffer, n, &events)
+        }
+    }
+
+    /// The socket failed in a way reading cannot fix: close it, open a new
+    /// one (now, or after the retry interval), evaluate everything.
+    private func failSocket(_ dirty: inout Dirty) {
+        creach_nl_close(&socket)
+        dirty.all = true
+        dirty.network = true
+        reopenSocket()
+    }
+
+    private func reopenSocket() {
+        do {
+            socket = try MonitorLoop.openEventSocket(evaluator: core.evaluator, configuration: core.configuration)
+            reopenAt = nil
+            core.updateCounters { $0.recoveries += 1 }
+        } catch {
+            socket.fd = -1
+            reopenAt = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
+        }
+    }
+
+    // MARK: Deadlines
+
+    private func timeoutUntilNextDeadline() -> Int64 {
+        var next: UInt64?
+        func consider(_ deadline: UInt64?) {
+            if let deadline, next.map({ deadline < $0 }) ?? true { next = deadline }
+        }
+        consider(reopenAt)
+        for item in watched {
+            consider(item.resolveDeadline)
+            consider(item.retryAt)
+        }
+        guard let next else { return -1 }
+        let now = creach_monotonic_ns()
+        return next > now ? Int64(clamping: next - now) : 0
+    }
+
+    private func applyDeadlines(into dirty: inout Dirty) {
+        let now = creach_monotonic_ns()
+        if let reopenAt, reopenAt <= now {
+            reopenSocket()
+            if socket.fd >= 0 { dirty.all = true; dirty.network = true }
+        }
+        for index in watched.indices {
+            if let deadline = watched[index].resolveDeadline, deadline <= now {
+                watched[index].resolveDeadline = nil
+                if !watched[index].resolutionSettled, case let .host(name) = watched[index].target {
+                    watched[index].resolutionSettled = true
+                    watched[index].resolutionError = .resolutionTimedOut(host: name)
+                    dirty.targets.insert(index)
+                }
+            }
+            if let retryAt = watched[index].retryAt, retryAt <= now {
+                watched[index].retryAt = nil
+                dirty.targets.insert(index)
+            }
+        }
+    }
+
+    // MARK: Host names
+
+    private func startResolution(_ index: Int) {
+        guard case let .host(name) = watched[index].target else { return }
+        guard !watched[index].resolving else {
+            watched[index].resolveAgain = true
+            return
+        }
+        watched[index].resolving = true
+        watched[index].resolveAgain = false
+        watched[index].resolveDeadline = creach_monotonic_ns() &+ nanoseconds(core.configuration.resolveTimeout)
+        core.updateCounters { $0.resolutions += 1 }
+        let core = self.core, generation = self.generation
+        do {
+            // The thread holds the evaluator (through the core), so the
+            // namespace fd it enters stays open until it is done.
+            try startThread {
+                let result = Result { () throws(ReachabilityError) in
+                    try HostResolver.lookUp(name, namespaceFD: core.evaluator.namespaceFD)
+                }
+                core.post(MonitorCore.Resolution(generation: generation, targetIndex: index, result: result))
+            }
+        } catch {
+            core.post(MonitorCore.Resolution(generation: generation, targetIndex: index, result: .failure(error)))
+        }
+    }
+
+    private func applyResolutions(into dirty: inout Dirty) {
+        for resolution in core.takeResolutions() where resolution.generation == generation {
+            let index = resolution.targetIndex
+            watched[index].resolving = false
+            watched[index].resolveDeadline = nil
+            watched[index].resolutionSettled = true
+            switch resolution.result {
+            case let .success(addresses):
+                watched[index].addresses = addresses
+                watched[index].resolutionError = nil
+            case let .failure(error):
+                // A name that resolved before keeps its addresses: their
+                // routes are still facts, and a resolver that fails while the
+                // network changes should not hide them.
+                if watched[index].addresses.isEmpty { watched[index].resolutionError = error }
+            }
+            dirty.targets.insert(index)
+            if watched[index].resolveAgain { startResolution(index) }
+        }
+    }
+
+    // MARK: Evaluation
+
+    /// Evaluates the dirty targets and publishes those whose result differs.
+    /// Returns whether anything changed.
+    @discardableResult
+    private func evaluate(_ dirty: Dirty) -> Bool {
+        var changes: [(index: Int, change: ReachabilityChange)] = []
+        for index in watched.indices {
+            let item = watched[index]
+            if case .host = item.target, !item.resolutionSettled { continue }
+            let touched = dirty.targets.contains(index) || item.emitted == nil
+                || item.addresses.contains { $0.family == .v4 ? dirty.v4 : dirty.v6 }
+            guard touched else { continue }
+            let evaluation = evaluateTarget(index)
+            let key = ResultKey(evaluation)
+            guard key != item.emittedKey else { continue }
+            let change = ReachabilityChange(target: item.target, evaluation: evaluation, previous: item.emitted,
+                                            isInitial: item.emitted == nil, timeNanoseconds: creach_monotonic_ns())
+            watched[index].emitted = evaluation
+            watched[index].emittedKey = key
+            changes.append((index, change))
+        }
+        core.updateCounters { $0.reevaluations += 1 }
+        if !changes.isEmpty { core.publish(changes, generation: generation) }
+        return changes.contains { !$0.change.isInitial }
+    }
+
+    private func evaluateTarget(_ index: Int) -> TargetEvaluation {
+        let item = watched[index]
+        guard !item.addresses.isEmpty else {
+            return TargetEvaluation(target: item.target, addresses: [], error: item.resolutionError)
+        }
+        var results: [AddressEvaluation] = []
+        results.reserveCapacity(item.addresses.count)
+        do {
+            for address in item.addresses {
+                results.append(try core.evaluator.evaluate(address, options: core.options))
+            }
+        } catch {
+            if case .system = error {
+                watched[index].retryAt = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
+            }
+            return TargetEvaluation(target: item.target, addresses: [], error: error)
+        }
+        return TargetEvaluation(target: item.target, addresses: results)
+    }
+}
+
+/// What must differ for a change to be emitted: the status, flags and
+/// interface of the target's primary address, and for each address family
+/// whether it is reachable and by which interface (so the IPv6 half of
+/// `internet` going away is a change, while a host name's addresses
+/// rotating over the same interface is not).
+struct ResultKey: Equatable {
+    struct FamilyResult: Hashable {
+        let family: IPAddress.Family
+        let reachable: Bool
+        let interfaceIndex: Int32?
+    }
+    let status: ReachabilityStatus
+    let flags: ReachabilityFlags
+    let interfaceIndex: Int32?
+    let interfaceName: String?
+    let families: Set<FamilyResult>
+    let failed: Bool
+
+    init(_ evaluation: TargetEvaluation) {
+        status = evaluation.status
+        flags = evaluation.flags
+        interfaceIndex = evaluation.primary?.link?.index
+        interfaceName = evaluation.primary?.link?.name
+        families = Set(evaluation.addresses.map {
+            FamilyResult(family: $0.address.family, reachable: $0.status.isReachable, interfaceIndex: $0.link?.index)
+        })
+        failed = evaluation.error != nil
+    }
+}
+
+func nanoseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    guard seconds >= 0 else { return 0 }
+    return UInt64(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000).partialValue
+        &+ UInt64(attoseconds / 1_000_000_000)
+}

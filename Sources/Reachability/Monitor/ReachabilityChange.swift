@@ -1,0 +1,97 @@
+import Dispatch
+
+/// One new state of a monitored target: the first one (`isInitial`), or one
+/// that differs from the previous in status, flags or interface.
+public struct ReachabilityChange: Hashable, Sendable {
+    public let target: Target
+    public let evaluation: TargetEvaluation
+    /// The state this one replaces; nil for the initial state.
+    public let previous: TargetEvaluation?
+    /// The state the target had when observation began; never a change.
+    public let isInitial: Bool
+    /// `CLOCK_MONOTONIC` when the monitor found this state, in nanoseconds.
+    public let timeNanoseconds: UInt64
+
+    public var status: ReachabilityStatus { evaluation.status }
+    public var flags: ReachabilityFlags { evaluation.flags }
+    public var isReachable: Bool { evaluation.isReachable }
+    /// The output interface of the target's primary address.
+    public var interface: String? { evaluation.primary?.link?.name }
+
+    /// The same state, as the first thing a new observer sees.
+    func asInitial() -> ReachabilityChange {
+        ReachabilityChange(target: target, evaluation: evaluation, previous: nil, isInitial: true,
+                           timeNanoseconds: timeNanoseconds)
+    }
+}
+
+/// The status-only view: emitted only when a target's `ReachabilityStatus`
+/// changes (Alamofire-style de-duplication), plus the initial status.
+public struct StatusChange: Hashable, Sendable {
+    public let target: Target
+    public let status: ReachabilityStatus
+    /// nil for the initial status.
+    public let previousStatus: ReachabilityStatus?
+    public let isInitial: Bool
+    public let timeNanoseconds: UInt64
+
+    public var isReachable: Bool { status.isReachable }
+}
+
+/// Where a monitor runs an observer's callbacks. Callbacks of one observer
+/// run in order when the queue is serial.
+public struct DeliveryQueue: Sendable {
+    enum Kind: Sendable {
+        /// On the monitor's own thread, between two rounds of events.
+        case monitorThread
+        case enqueue(@Sendable (@escaping @Sendable () -> Void) -> Void)
+    }
+    let kind: Kind
+
+    /// On the monitor's thread. The callback must return quickly: the monitor
+    /// reads no events while it runs. It may call `stop()`.
+    public static let monitorThread = DeliveryQueue(kind: .monitorThread)
+
+    /// On a Dispatch queue (a serial one keeps the order of changes).
+    public static func dispatch(_ queue: DispatchQueue) -> DeliveryQueue {
+        DeliveryQueue(kind: .enqueue { work in queue.async(execute: work) })
+    }
+
+    /// Through a function that schedules work elsewhere (an event loop, a run
+    /// loop). It is called with the monitor's lock held, so it must only
+    /// enqueue, never run the work itself or call into the monitor.
+    public static func custom(_ enqueue: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> DeliveryQueue {
+        DeliveryQueue(kind: .enqueue(enqueue))
+    }
+}
+
+/// What a monitor has seen and done, for logs and health checks.
+public struct MonitorCounters: Hashable, Sendable {
+    /// Netlink notifications received (link, address, route, rule).
+    public var events: UInt64 = 0
+    /// Coalesced re-evaluation rounds (one per burst of events).
+    public var reevaluations: UInt64 = 0
+    /// Changes emitted, initial states not counted.
+    public var changes: UInt64 = 0
+    /// Times the socket overflowed (`ENOBUFS`); each re-evaluated every target.
+    public var overflows: UInt64 = 0
+    /// Datagrams not sent by the kernel (`nl_pid != 0`), on either of the monitor's sockets.
+    public var droppedForeign: UInt64 = 0
+    /// Notifications that could not be read (truncated, malformed); each re-evaluated every target.
+    public var droppedMalformed: UInt64 = 0
+    /// Host-name resolutions started.
+    public var resolutions: UInt64 = 0
+    /// Times the event socket failed and was opened again.
+    public var recoveries: UInt64 = 0
+
+    public init() {}
+}
+
+/// A registered callback; `cancel()` removes it (so does `stop()`).
+public final class MonitorObservation: Sendable {
+    private let cancelAction: @Sendable () -> Void
+    init(cancel: @escaping @Sendable () -> Void) { cancelAction = cancel }
+
+    /// Stops delivering to this callback. Safe to call more than once, from any thread.
+    public func cancel() { cancelAction() }
+}

@@ -1,0 +1,133 @@
+/// Watches targets and reports each real change of their reachability.
+///
+/// One NETLINK_ROUTE socket joins the link, address, route and rule groups of
+/// the namespace. Notifications only *trigger* work: a burst is drained and
+/// coalesced, the affected targets are evaluated again exactly as
+/// `ReachabilityEvaluator` would, and a change is emitted only when a
+/// target's status, flags or interface differ. No copy of the routing table
+/// is kept, so memory does not grow with it, and a socket overflow
+/// (`ENOBUFS`) is recovered by evaluating every target again.
+///
+/// Every observer first receives each target's current state once, marked
+/// `isInitial`, then its changes. Host names are resolved on threads of their
+/// own (never the event thread or the caller's), with a timeout, and again
+/// after a link, address or rule change, or when some result changed.
+///
+/// Lifetime: `stop()` ends every observation and releases the socket and the
+/// thread. A monitor that is still observed keeps running even when the last
+/// reference to it is dropped; once it is neither referenced nor observed it
+/// stops by itself.
+public final class ReachabilityMonitor: Sendable {
+    public struct Configuration: Sendable {
+        /// How long a host-name lookup may take before the target is reported
+        /// as unresolved (the lookup's late answer is still used).
+        public var resolveTimeout: Duration = .seconds(5)
+        /// After a notification, wait this long for the burst to go quiet
+        /// before evaluating, so one `ip link set down` (which sends several
+        /// notifications) gives one change...
+        public var settleTime: Duration = .microseconds(300)
+        /// ...but never longer than this in all.
+        public var maximumSettleTime: Duration = .milliseconds(20)
+        /// `SO_RCVBUF` of the event socket; nil keeps the system default.
+        public var receiveBufferSize: Int?
+        /// When asking the kernel failed, ask again after this long.
+        public var retryInterval: Duration = .seconds(1)
+
+        public init() {}
+    }
+
+    public let targets: [Target]
+    public let options: LookupOptions
+    public let namespace: NetworkNamespace
+    public let configuration: Configuration
+    let core: MonitorCore
+
+    /// Prepares a monitor of `targets` (duplicates are watched once) in
+    /// `namespace`; nothing is watched until `start()`.
+    /// - Throws: `.unknownNamespace`, `.invalidInterfaceName`, or `.system`
+    ///   when the namespace's sockets cannot be opened.
+    public init(targets: [Target], options: LookupOptions = LookupOptions(), namespace: NetworkNamespace = .current,
+                kindOverrides: [InterfaceKindOverride] = [], configuration: Configuration = Configuration()) throws(ReachabilityError) {
+        var unique: [Target] = []
+        for target in targets where !unique.contains(target) { unique.append(target) }
+        if let name = options.interface { try LookupOptions.validateInterfaceName(name) }
+        if let size = configuration.receiveBufferSize, size <= 0 {
+            throw .system(operation: "receive buffer size \(size)", errno: .invalidArgument)
+        }
+        self.targets = unique
+        self.options = options
+        self.namespace = namespace
+        self.configuration = configuration
+        let evaluator = try ReachabilityEvaluator(namespace: namespace, kindOverrides: kindOverrides)
+        core = MonitorCore(targets: unique, options: options, evaluator: evaluator, configuration: configuration)
+    }
+
+    deinit { core.handleReleased() }
+
+    /// Joins the notification groups, then evaluates every target and
+    /// delivers the initial states. Does nothing when already running.
+    /// - Throws: `.system` when the event socket or thread cannot be created.
+    public func start() throws(ReachabilityError) { try core.start() }
+
+    /// Stops watching: ends every stream, drops every callback, closes the
+    /// event socket and ends the thread (it is gone when this returns, unless
+    /// called from a callback on the monitor's own thread). Idempotent, safe
+    /// from any thread; `start()` may be called again afterwards.
+    public func stop() { core.stop() }
+
+    public var isRunning: Bool { core.isRunning }
+
+    /// Every change of every target, after each target's initial state. Each
+    /// call is a new observer; the stream ends when the monitor stops, and
+    /// keeps the monitor alive while it is iterated.
+    public func changes() -> AsyncStream<ReachabilityChange> {
+        let (stream, continuation) = AsyncStream<ReachabilityChange>.makeStream()
+        let id = core.addObserver(.changes(continuation))
+        continuation.onTermination = { _ in self.core.removeObserver(id) }
+        return stream
+    }
+
+    /// Status changes only (and each target's initial status).
+    public func statusChanges() -> AsyncStream<StatusChange> {
+        let (stream, continuation) = AsyncStream<StatusChange>.makeStream()
+        let id = core.addObserver(.statusChanges(continuation))
+        continuation.onTermination = { _ in self.core.removeObserver(id) }
+        return stream
+    }
+
+    /// Calls `handler` with each target's initial state and every change.
+    @discardableResult
+    public func onChange(on queue: DeliveryQueue = .monitorThread,
+                         _ handler: @escaping @Sendable (ReachabilityChange) -> Void) -> MonitorObservation {
+        observation(core.addObserver(.callback(queue, handler)))
+    }
+
+    /// Calls `handler` when a target's status becomes reachable (and with the
+    /// initial status when it is reachable), like Reachability's `whenReachable`.
+    @discardableResult
+    public func whenReachable(on queue: DeliveryQueue = .monitorThread,
+                              _ handler: @escaping @Sendable (StatusChange) -> Void) -> MonitorObservation {
+        observation(core.addObserver(.statusCallback(queue, reachable: true, handler)))
+    }
+
+    /// Calls `handler` when a target's status becomes not reachable (and with
+    /// the initial status when it is not reachable).
+    @discardableResult
+    public func whenUnreachable(on queue: DeliveryQueue = .monitorThread,
+                                _ handler: @escaping @Sendable (StatusChange) -> Void) -> MonitorObservation {
+        observation(core.addObserver(.statusCallback(queue, reachable: false, handler)))
+    }
+
+    /// The latest state of each target known so far, in the order of `targets`.
+    public var currentEvaluations: [TargetEvaluation] { core.currentEvaluations }
+
+    public var counters: MonitorCounters { core.counters }
+
+    /// The event socket's netlink port id while running (for tests that send to it).
+    var eventPortID: UInt32? { core.eventPortID }
+
+    private func observation(_ id: UInt64) -> MonitorObservation {
+        let core = self.core
+        return MonitorObservation { core.removeObserver(id) }
+    }
+}

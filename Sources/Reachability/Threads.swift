@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Every thread the library starts, starts here: the host-name resolvers
+// (detached, one per lookup) and each running monitor's event thread
+// (joinable, so that `stop()` returns only once the thread is gone).
+
+/// Starts a detached thread running `body`.
+func startThread(_ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
+    _ = try createThread(detached: true, body)
+}
+
+/// Starts a joinable thread running `body`; the caller must join or detach it.
+func startJoinableThread(_ body: @escaping @Sendable () -> Void) throws(ReachabilityError) -> pthread_t {
+    try createThread(detached: false, body)
+}
+
+private func createThread(detached: Bool, _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) -> pthread_t {
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setdetachstate(&attributes, Int32(detached ? PTHREAD_CREATE_DETACHED : PTHREAD_CREATE_JOINABLE))
+    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    var thread = pthread_t()
+    let rc = pthread_create(&thread, &attributes, { context in
+        Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
+        return nil
+    }, context)
+    if rc != 0 {
+        Unmanaged<ThreadBody>.fromOpaque(context).release()
+        throw .system(operation: "pthread_create", errno: Errno(rawValue: rc))
+    }
+    return thread
+}
+
+private final class ThreadBody {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Reachability
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `reach watch [TARGET...]`: each target's state, then one line per change.
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print each target's state, then a line for every change, until interrupted.",
+        discussion: """
+            Changes come from kernel notifications (link, address, route and rule \
+            changes); nothing is polled and no packet is sent. A line is printed only \
+            when a target's status, flags or interface changed. With --json each line \
+            is one object with the fields of `check`, plus `time_ns` (CLOCK_MONOTONIC) \
+            and `initial` (true for the state when watching began).
+            """
+    )
+
+    @Argument(help: "Addresses, host names, or 'internet' (the default).")
+    var targets: [String] = []
+
+    @OptionGroup var lookup: LookupArguments
+
+    @Option(name: .customLong("resolve-timeout"), help: "Seconds to wait for a host name to resolve.")
+    var resolveTimeout: Int = 5
+
+    @OptionGroup var kernel: KernelOptions
+
+    func validate() throws {
+        guard resolveTimeout > 0 && resolveTimeout <= 3600 else { throw ValidationError("--resolve-timeout must be 1...3600 seconds") }
+    }
+
+    func run() async throws {
+        let parsed = try parseTargets(targets.isEmpty ? ["internet"] : targets)
+        let monitor = try kernel.makeMonitor(parsed, options: try lookup.options(), resolveTimeout: resolveTimeout)
+        let changes = monitor.changes()
+        try monitor.start()
+        for await change in changes {
+            if kernel.json {
+                printLine(change.json.rendered)
+            } else {
+                change.humanLines.forEach(printLine)
+            }
+        }
+    }
+}
+
+/// `reach wait [TARGET...]`: block until every target is reachable.
+struct Wait: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Wait until every target is reachable (for boot scripts, like nm-online).",
+        discussion: """
+            Exit status: 0 as soon as every target is reachable, 1 when --timeout \
+            passes first, 2 on bad input. Prints nothing unless --json is given \
+            (then the last state of each target) or it times out (then the \
+            targets still not reachable, on standard error).
+            """
+    )
+
+    @Argument(help: "Addresses, host names, or 'internet' (the default).")
+    var targets: [String] = []
+
+    @OptionGroup var lookup: LookupArguments
+
+    @Option(help: "Give up after this many seconds (0: wait for ever).")
+    var timeout: Double = 30
+
+    @OptionGroup var kernel: KernelOptions
+
+    func validate() throws {
+        guard timeout >= 0 && timeout <= 86_400 else { throw ValidationError("--timeout must be 0...86400 seconds") }
+    }
+
+    func run() async throws {
+        let parsed = try parseTargets(targets.isEmpty ? ["internet"] : targets)
+        let resolveTimeout = timeout > 0 ? max(1, min(5, Int(timeout.rounded(.up)))) : 5
+        let monitor = try kernel.makeMonitor(parsed, options: try lookup.options(), resolveTimeout: resolveTimeout)
+        let changes = monitor.changes()
+        try monitor.start()
+        let timer = timeout > 0 ? Task {
+            try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+            monitor.stop()  // ends the stream below
+        } : nil
+        var latest: [Target: ReachabilityChange] = [:]
+        var done = false
+        for await change in changes {
+            latest[change.target] = change
+            if latest.count == monitor.targets.count && latest.values.allSatisfy(\.isReachable) {
+                done = true
+                break
+            }
+        }
+        timer?.cancel()
+        monitor.stop()
+        if kernel.json {
+            for target in monitor.targets { if let change = latest[target] { printLine(change.json.rendered) } }
+        }
+        if !done {
+            var standardError = StandardError()
+            let waiting = monitor.targets.filter { latest[$0]?.isReachable != true }.map(\.description)
+            print("reach: timed out after \(timeout) s; not reachable: \(waiting.joined(separator: ", "))", to: &standardError)
+            throw ExitCode(1)
+        }
+    }
+}
+
+extension ReachabilityChange {
+    var json: JSON {
+        guard case let .object(fields) = evaluation.json else { return evaluation.json }
+        return .object(fields + [("time_ns", .int(Int64(clamping: timeNanoseconds))), ("initial", .bool(isInitial))])
+    }
+
+    /// `12.345678  initial  10.1.0.2  reachable.wired  ...`
+    var humanLines: [String] {
+        let seconds = timeNanoseconds / 1_000_000_000
+        let micros = String(timeNanoseconds / 1000 % 1_000_000)
+        let stamp = "\(seconds).\(String(repeating: "0", count: 6 - micros.count))\(micros)"
+        let lines = evaluation.humanLines
+        return ["\(stamp)  \(isInitial ? "initial" : "changed")  \(lines.first ?? "")"] + lines.dropFirst()
+    }
+}
+
+/// One line, flushed at once: watchers read `reach watch` through pipes.
+func printLine(_ line: String) {
+    print(line)
+    fflush(nil)  // every output stream: stdout is the only one print() uses
+}

@@ -1,0 +1,453 @@
+// ReachabilityMonitor against the real kernel: every test makes its own
+// namespace, changes it with `ip` (or ioctl from a thread inside it), and
+// checks that exactly the expected changes arrive, and nothing else.
+
+import CReachability
+import Dispatch
+import Foundation
+@testable import Reachability
+import Synchronization
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Collects a monitor's changes as they are delivered on its thread.
+final class ChangeRecorder: Sendable {
+    private let changes = Mutex<[ReachabilityChange]>([])
+
+    func record(_ change: ReachabilityChange) { changes.withLock { $0.append(change) } }
+
+    var all: [ReachabilityChange] { changes.withLock { $0 } }
+    var nonInitial: [ReachabilityChange] { all.filter { !$0.isInitial } }
+
+    /// Waits until at least `count` non-initial changes arrived (or `timeout`); returns them.
+    @discardableResult
+    func waitForChanges(_ count: Int, timeout: TimeInterval = 5) -> [ReachabilityChange] {
+        wait(timeout: timeout) { $0.filter { !$0.isInitial }.count >= count }
+        return nonInitial
+    }
+
+    func waitForInitial(_ targets: Int, timeout: TimeInterval = 10) -> Bool {
+        wait(timeout: timeout) { $0.filter(\.isInitial).count >= targets }
+    }
+
+    @discardableResult
+    func wait(timeout: TimeInterval, until condition: ([ReachabilityChange]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition(all) {
+            if Date() > deadline { return false }
+            usleep(1000)
+        }
+        return true
+    }
+}
+
+final class MonitorTests: NamespaceTestCase {
+
+    // MARK: Helpers
+
+    /// A started monitor of `targets` in `ns`, recording on its own thread,
+    /// with every initial state already delivered. Stopped when the test ends.
+    private func startMonitor(_ ns: TestNamespace, _ targets: [Target], options: LookupOptions = LookupOptions(),
+                              configure: (inout ReachabilityMonitor.Configuration) -> Void = { _ in },
+                              file: StaticString = #filePath, line: UInt = #line) throws -> (ReachabilityMonitor, ChangeRecorder) {
+        var configuration = ReachabilityMonitor.Configuration()
+        configure(&configuration)
+        let monitor = try ReachabilityMonitor(targets: targets, options: options, namespace: .named(ns.name),
+                                              configuration: configuration)
+        addTeardownBlock { monitor.stop() }
+        let recorder = ChangeRecorder()
+        monitor.onChange { recorder.record($0) }
+        try monitor.start()
+        XCTAssertTrue(recorder.waitForInitial(targets.count), "no initial state for every target", file: file, line: line)
+        XCTAssertEqual(recorder.all.count, targets.count, "initial states: \(recorder.all)", file: file, line: line)
+        XCTAssertTrue(recorder.all.allSatisfy(\.isInitial), file: file, line: line)
+        return (monitor, recorder)
+    }
+
+    /// Nothing more arrives within `quiet` seconds.
+    private func assertNoMoreChanges(_ recorder: ChangeRecorder, than count: Int, quiet: TimeInterval = 0.3,
+                                     _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+        Thread.sleep(forTimeInterval: quiet)
+        let changes = recorder.nonInitial
+        XCTAssertEqual(changes.count, count, "\(message) unexpected changes: \(changes.map(describe))", file: file, line: line)
+    }
+
+    private func describe(_ change: ReachabilityChange) -> String {
+        "\(change.target) → \(change.status) [\(change.flags)] via \(change.interface ?? "-")"
+    }
+
+    /// Sets IFF_UP of `device` with ioctl on a thread inside `ns`, returning
+    /// CLOCK_MONOTONIC just before the call (the start of a latency measurement).
+    private func setLink(_ device: String, up: Bool, in ns: TestNamespace) throws -> UInt64 {
+        try ns.onThreadInside { () throws(TestNamespace.ThreadError) -> UInt64 in
+            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { throw TestNamespace.ThreadError("socket") }
+            defer { close(fd) }
+            // struct ifreq: ifr_name[16], then ifr_flags (a short) at offset 16.
+            var request = [UInt8](repeating: 0, count: 40)
+            for (i, byte) in device.utf8.prefix(15).enumerated() { request[i] = byte }
+            let getFlags: UInt = 0x8913, setFlags: UInt = 0x8914   // SIOCGIFFLAGS, SIOCSIFFLAGS
+            guard request.withUnsafeMutableBytes({ ioctl(fd, getFlags, $0.baseAddress!) }) == 0 else {
+                throw TestNamespace.ThreadError("SIOCGIFFLAGS \(device)")
+            }
+            var flags = UInt16(request[16]) | UInt16(request[17]) << 8
+            flags = up ? flags | 1 : flags & ~1                    // IFF_UP
+            request[16] = UInt8(flags & 0xFF)
+            request[17] = UInt8(flags >> 8)
+            let start = creach_monotonic_ns()
+            guard request.withUnsafeMutableBytes({ ioctl(fd, setFlags, $0.baseAddress!) }) == 0 else {
+                throw TestNamespace.ThreadError("SIOCSIFFLAGS \(device)")
+            }
+            return start
+        }
+    }
+
+    private func assertMatchesKernel(_ evaluation: TargetEvaluation?, _ ns: TestNamespace, _ address: String,
+                                     file: StaticString = #filePath, line: UInt = #line) {
+        let kernel = ns.routeGet(address, file: file, line: line)
+        let answer = evaluation?.primary
+        XCTAssertEqual(answer?.link?.name, kernel.dev, "interface vs \(kernel)", file: file, line: line)
+        XCTAssertEqual(answer?.route.gateway?.description, kernel.via, "gateway vs \(kernel)", file: file, line: line)
+        XCTAssertEqual(answer?.route.errno == nil, kernel.error == nil, "refusal vs \(kernel)", file: file, line: line)
+    }
+
+    // MARK: Link changes
+
+    func testLinkDownAndUpGiveOneChangeEachQuickly() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let target = Target.address(IPAddress("10.1.0.7")!)
+        let (monitor, recorder) = try startMonitor(ns, [target])
+        XCTAssertEqual(recorder.all.first?.status, .reachable(.wired))
+
+        let downAt = try setLink("va", up: false, in: ns)
+        let down = recorder.waitForChanges(1, timeout: 2)
+        XCTAssertEqual(down.count, 1)
+        guard let first = down.first else { return }
+        XCTAssertEqual(first.status, .notReachable)
+        XCTAssertEqual(first.previous?.status, .reachable(.wired))
+        XCTAssertFalse(first.isInitial)
+        let latency = Double(first.timeNanoseconds &- downAt) / 1e6
+        print("link down → change: \(String(format: "%.3f", latency)) ms")
+        XCTAssertLessThan(latency, 100, "link down was reported after \(latency) ms")
+        assertNoMoreChanges(recorder, than: 1, "after link down:")
+
+        _ = try setLink("va", up: true, in: ns)
+        let up = recorder.waitForChanges(2, timeout: 2)
+        XCTAssertEqual(up.last?.status, .reachable(.wired))
+        XCTAssertEqual(up.last?.interface, "va")
+        assertNoMoreChanges(recorder, than: 2, "after link up:")
+        XCTAssertGreaterThan(monitor.counters.events, 0)
+        XCTAssertEqual(monitor.counters.changes, 2)
+    }
+
+    func testTheSameStateAppliedAgainGivesNoChange() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        ns.run("route add 10.9.0.0/16 via 10.1.0.254")
+        let (monitor, recorder) = try startMonitor(ns, [.address(IPAddress("10.9.0.1")!), .address(IPAddress("10.1.0.7")!)])
+        let before = monitor.counters
+
+        // The kernel announces none of the first three (nothing changed), and
+        // announces the address replace (RTM_NEWADDR) although nothing changed.
+        ns.run("link set va up", "link set va up", "route replace 10.9.0.0/16 via 10.1.0.254",
+               "addr replace 10.1.0.1/24 dev va")
+        // So the monitor did look again...
+        XCTAssertTrue(recorder.wait(timeout: 2) { _ in monitor.counters.reevaluations > before.reevaluations })
+        XCTAssertGreaterThan(monitor.counters.events, before.events)
+        // ...and found nothing different.
+        assertNoMoreChanges(recorder, than: 0)
+        // It is alive: a real change is still reported, once.
+        ns.run("route replace 10.9.0.0/16 dev va")   // on-link now: isDirect
+        XCTAssertEqual(recorder.waitForChanges(1).first?.flags, [.reachable, .isDirect])
+        assertNoMoreChanges(recorder, than: 1)
+    }
+
+    // MARK: Route, address and rule changes
+
+    func testDefaultRouteMovedToAnotherInterfaceIsOneChangeNamingIt() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        ns.addVethPair("vc", peer: "vd", address: "10.3.0.1/24")
+        ns.run("route add default via 10.1.0.254")
+        let (_, recorder) = try startMonitor(ns, [.internet, .address(IPAddress("198.51.100.9")!)])
+        XCTAssertEqual(recorder.all.map(\.interface), ["va", "va"])
+
+        ns.run("route replace default via 10.3.0.254 dev vc")
+        let changes = recorder.waitForChanges(2)
+        XCTAssertEqual(Set(changes.map(\.target)), [.internet, .address(IPAddress("198.51.100.9")!)])
+        XCTAssertEqual(changes.map(\.interface), ["vc", "vc"])
+        XCTAssertEqual(changes.first?.evaluation.primary?.route.gateway, IPAddress("10.3.0.254"))
+        assertNoMoreChanges(recorder, than: 2)
+        assertMatchesKernel(changes.last?.evaluation, ns, "198.51.100.9")
+    }
+
+    func testAddressRemovedIsOneChange() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let local = Target.address(IPAddress("10.1.0.1")!)
+        let (_, recorder) = try startMonitor(ns, [local, .address(IPAddress("10.1.0.7")!)])
+        XCTAssertEqual(recorder.all.first?.status, .reachable(.loopback))
+
+        ns.run("addr del 10.1.0.1/24 dev va")
+        let changes = recorder.waitForChanges(2)
+        XCTAssertEqual(changes.count, 2, "\(changes.map(describe))")
+        XCTAssertTrue(changes.allSatisfy { $0.status == .notReachable })
+        assertNoMoreChanges(recorder, than: 2)
+    }
+
+    func testIPv6RouteChanges() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        ns.run("addr add fd00:1::1/64 dev va nodad")
+        let target = Target.address(IPAddress("2001:db8:77::1")!)
+        let (_, recorder) = try startMonitor(ns, [target, .address(IPAddress("10.1.0.7")!)])
+        XCTAssertEqual(recorder.all.first?.status, .notReachable)
+
+        ns.run("-6 route add 2001:db8:77::/48 via fd00:1::fe dev va")
+        let added = recorder.waitForChanges(1)
+        XCTAssertEqual(added.first?.target, target)
+        XCTAssertEqual(added.first?.status, .reachable(.wired))
+        XCTAssertEqual(added.first?.evaluation.primary?.route.gateway, IPAddress("fd00:1::fe"))
+        assertNoMoreChanges(recorder, than: 1, "IPv4 target must not change:")
+
+        ns.run("-6 route del 2001:db8:77::/48")
+        let removed = recorder.waitForChanges(2)
+        XCTAssertEqual(removed.last?.status, .notReachable)
+        XCTAssertEqual(removed.last?.evaluation.primary?.route.verdict, .noRoute)
+        assertNoMoreChanges(recorder, than: 2)
+    }
+
+    func testProhibitRuleForTheMonitoredUIDIsOneChange() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        ns.run("route add default via 10.1.0.254")
+        let target = Target.address(IPAddress("198.51.100.7")!)
+        let (_, recorder) = try startMonitor(ns, [target], options: LookupOptions(uid: 2000))
+        XCTAssertEqual(recorder.all.first?.status, .reachable(.wired))
+
+        ns.run("rule add uidrange 3000-3000 prohibit")   // another uid: no change
+        ns.run("rule add uidrange 2000-2000 prohibit")
+        let changes = recorder.waitForChanges(1)
+        XCTAssertEqual(changes.first?.status, .notReachable)
+        XCTAssertEqual(changes.first?.evaluation.primary?.route.verdict, .prohibit)
+        assertNoMoreChanges(recorder, than: 1)
+    }
+
+    // MARK: Overflow and foreign messages
+
+    func testOverflowIsCountedAndTheFinalStateMatchesTheKernel() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        ns.addVethPair("vc", peer: "vd", address: "10.3.0.1/24")
+        ns.run("route add default via 10.1.0.254")
+        let target = Target.address(IPAddress("10.200.0.1")!)
+        let (monitor, recorder) = try startMonitor(ns, [target]) { $0.receiveBufferSize = 4096 }
+        // A slow consumer on the monitor's thread: the first change of the
+        // burst holds the thread while the rest of the burst arrives.
+        let held = Atomic<Bool>(false)
+        monitor.onChange { change in
+            if !change.isInitial && !held.exchange(true, ordering: .relaxed) { usleep(300_000) }
+        }
+
+        var batch = "route add 10.200.0.0/16 dev va\n"
+        for i in 0 ..< 20_000 { batch += "route add 10.100.\(i / 250).\(i % 250)/32 dev va\n" }
+        batch += "route replace 10.200.0.0/16 via 10.3.0.254 dev vc\n"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(ns.name)-routes.batch")
+        try batch.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        ns.run(["-batch", file.path])
+
+        XCTAssertTrue(recorder.wait(timeout: 10) { $0.last?.interface == "vc" },
+                      "never settled on vc: \(recorder.nonInitial.map(describe))")
+        Thread.sleep(forTimeInterval: 0.3)
+        let counters = monitor.counters
+        XCTAssertGreaterThanOrEqual(counters.overflows, 1, "\(counters)")
+        assertMatchesKernel(monitor.currentEvaluations.first, ns, "10.200.0.1")
+        XCTAssertEqual(recorder.all.last?.interface, "vc")
+        print("overflow burst: \(counters)")
+    }
+
+    func testANetlinkMessageFromAProcessIsIgnored() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let (monitor, recorder) = try startMonitor(ns, [.address(IPAddress("10.1.0.7")!)])
+        let portID = try XCTUnwrap(monitor.eventPortID)
+        let before = monitor.counters
+
+        // An RTM_NEWLINK "notification", unicast from a process to the
+        // monitor's socket (netlink unicast stays inside the namespace).
+        try ns.onThreadInside { () throws(TestNamespace.ThreadError) in
+            let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
+            guard fd >= 0 else { throw TestNamespace.ThreadError("socket") }
+            defer { close(fd) }
+            var message = [UInt8](repeating: 0, count: 32)    // nlmsghdr + ifinfomsg
+            withUnsafeBytes(of: UInt32(32).littleEndian) { message.replaceSubrange(0 ..< 4, with: $0) }
+            withUnsafeBytes(of: UInt16(RTM_NEWLINK).littleEndian) { message.replaceSubrange(4 ..< 6, with: $0) }
+            var address = sockaddr_nl()
+            address.nl_family = sa_family_t(AF_NETLINK)
+            address.nl_pid = portID
+            let sent = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, message, message.count, 0, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                }
+            }
+            guard sent == message.count else { throw TestNamespace.ThreadError("sendto") }
+        }
+        XCTAssertTrue(recorder.wait(timeout: 2) { _ in monitor.counters.droppedForeign > before.droppedForeign },
+                      "the forged message was not counted: \(monitor.counters)")
+        let after = monitor.counters
+        XCTAssertEqual(after.droppedForeign, before.droppedForeign + 1)
+        XCTAssertEqual(after.events, before.events, "the forged message was taken for an event")
+        XCTAssertEqual(after.reevaluations, before.reevaluations, "the forged message triggered a re-evaluation")
+        assertNoMoreChanges(recorder, than: 0)
+    }
+
+    // MARK: Observers
+
+    func testStatusViewSkipsChangesThatKeepTheStatus() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let monitor = try ReachabilityMonitor(targets: [.address(IPAddress("10.1.0.7")!)], namespace: .named(ns.name))
+        addTeardownBlock { monitor.stop() }
+        let changes = monitor.changes()
+        let statuses = monitor.statusChanges()
+        try monitor.start()
+
+        // Direct → through a gateway: the flags change (isDirect goes), the status does not.
+        ns.run("route add 10.1.0.7/32 via 10.1.0.254")
+        ns.run("link set va down")
+        let expectation = expectation(description: "streams")
+        let collected = Mutex<([ReachabilityChange], [StatusChange])>(([], []))
+        Task {
+            var iterator = changes.makeAsyncIterator()
+            for _ in 0 ..< 3 { if let change = await iterator.next() { collected.withLock { $0.0.append(change) } } }
+            var statusIterator = statuses.makeAsyncIterator()
+            for _ in 0 ..< 2 { if let status = await statusIterator.next() { collected.withLock { $0.1.append(status) } } }
+            expectation.fulfill()
+        }
+        wait(for: [expectation], timeout: 5)
+        let (all, status) = collected.withLock { $0 }
+        XCTAssertEqual(all.map(\.isInitial), [true, false, false])
+        XCTAssertEqual(all.map(\.status), [.reachable(.wired), .reachable(.wired), .notReachable])
+        XCTAssertTrue(all[0].flags.contains(.isDirect) && !all[1].flags.contains(.isDirect))
+        XCTAssertEqual(status.map(\.isInitial), [true, false])
+        XCTAssertEqual(status.map(\.status), [.reachable(.wired), .notReachable])
+        XCTAssertEqual(status.last?.previousStatus, .reachable(.wired))
+    }
+
+    func testCallbacksOnADispatchQueueAndALateObserverGetsTheInitialStateOnce() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let (monitor, recorder) = try startMonitor(ns, [.address(IPAddress("10.1.0.7")!)])
+        let queue = DispatchQueue(label: "reach.test.callbacks")
+        let log = Mutex<[String]>([])
+        monitor.whenReachable(on: .dispatch(queue)) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            log.withLock { $0.append("reachable initial=\(change.isInitial)") }
+        }
+        monitor.whenUnreachable(on: .dispatch(queue)) { change in
+            log.withLock { $0.append("unreachable initial=\(change.isInitial)") }
+        }
+        let late = ChangeRecorder()
+        monitor.onChange(on: .dispatch(queue)) { late.record($0) }
+
+        ns.run("link set va down")
+        recorder.waitForChanges(1)
+        ns.run("link set va up")
+        recorder.waitForChanges(2)
+        queue.sync {}
+        XCTAssertEqual(log.withLock { $0 }, ["reachable initial=true", "unreachable initial=false", "reachable initial=false"])
+        XCTAssertEqual(late.all.map(\.isInitial), [true, false, false])
+        XCTAssertEqual(late.all.map(\.status), [.reachable(.wired), .notReachable, .reachable(.wired)])
+    }
+
+    func testAMonitorStillObservedKeepsRunningWithoutItsHandle() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let recorder = ChangeRecorder()
+        var observation: MonitorObservation?
+        weak var weakCore: MonitorCore?
+        do {
+            let monitor = try ReachabilityMonitor(targets: [.address(IPAddress("10.1.0.7")!)], namespace: .named(ns.name))
+            observation = monitor.onChange { recorder.record($0) }
+            try monitor.start()
+            weakCore = monitor.core
+        }
+        XCTAssertTrue(recorder.waitForInitial(1))
+        ns.run("link set va down")
+        XCTAssertEqual(recorder.waitForChanges(1).first?.status, .notReachable, "the monitor stopped with its handle")
+        XCTAssertTrue(weakCore?.isRunning ?? false)
+        // Neither referenced nor observed: it stops and goes away.
+        observation?.cancel()
+        observation = nil
+        XCTAssertTrue(recorder.wait(timeout: 2) { _ in weakCore == nil }, "the monitor outlived its last observer")
+    }
+
+    func testStopFromACallbackOnTheMonitorThread() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let monitor = try ReachabilityMonitor(targets: [.address(IPAddress("10.1.0.7")!)], namespace: .named(ns.name))
+        let stopped = Atomic<Bool>(false)
+        monitor.onChange { _ in
+            monitor.stop()
+            stopped.store(true, ordering: .relaxed)
+        }
+        let stream = monitor.changes()
+        try monitor.start()
+        let finished = expectation(description: "stream ends")
+        Task {
+            for await _ in stream {}
+            finished.fulfill()
+        }
+        wait(for: [finished], timeout: 5)
+        XCTAssertTrue(stopped.load(ordering: .relaxed))
+        XCTAssertTrue(ChangeRecorder().wait(timeout: 2) { _ in !monitor.isRunning })
+        monitor.stop()   // idempotent
+        try monitor.start()
+        XCTAssertTrue(monitor.isRunning)
+        monitor.stop()
+        XCTAssertFalse(monitor.isRunning)
+    }
+
+    // MARK: Resources
+
+    private func openFileDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    }
+
+    private func threads() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+    }
+
+    func testStopStartCyclesLeaveNoFileDescriptorsOrThreads() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let targets: [Target] = [.address(IPAddress("10.1.0.7")!), .internet, .host("localhost")]
+        func cycle(_ monitor: ReachabilityMonitor) throws {
+            let recorder = ChangeRecorder()
+            monitor.onChange { recorder.record($0) }
+            try monitor.start()
+            XCTAssertTrue(recorder.waitForInitial(targets.count))
+            monitor.stop()
+            XCTAssertFalse(monitor.isRunning)
+        }
+        // Warm up (the XCTest and Dispatch machinery start threads of their own).
+        try cycle(try ReachabilityMonitor(targets: targets, namespace: .named(ns.name)))
+        Thread.sleep(forTimeInterval: 0.2)
+        let fds = openFileDescriptors(), tasks = threads()
+
+        for _ in 0 ..< 20 { try cycle(try ReachabilityMonitor(targets: targets, namespace: .named(ns.name))) }
+        do {
+            let reused = try ReachabilityMonitor(targets: targets, namespace: .named(ns.name))
+            for _ in 0 ..< 20 { try cycle(reused) }
+        }
+        // Resolver threads of the last cycles may still be finishing.
+        ChangeRecorder().wait(timeout: 3) { _ in self.threads() <= tasks && self.openFileDescriptors() <= fds }
+        XCTAssertEqual(openFileDescriptors(), fds, "file descriptors left behind")
+        XCTAssertLessThanOrEqual(threads(), tasks, "threads left behind")
+    }
+}
