@@ -60,6 +60,8 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
     case resolutionFailed(host: String, reason: String)
     /// A host name did not resolve within the time allowed.
     case resolutionTimedOut(host: String)
+    /// A monitor configuration value out of range (a negative time, an empty buffer).
+    case invalidConfiguration(String, reason: String)
     /// A system call or kernel exchange failed.
     case system(operation: String, errno: Errno)
 
@@ -76,6 +78,7 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
         case let .invalidKindOverride(text, reason): return "invalid interface kind override '\(text)': \(reason)"
         case let .resolutionFailed(host, reason): return "cannot resolve '\(host)': \(reason)"
         case let .resolutionTimedOut(host): return "resolving '\(host)' timed out"
+        case let .invalidConfiguration(name, reason): return "invalid \(name): \(reason)"
         case let .system(operation, errno): return "\(operation): \(errno)"
         }
     }

@@ -1,6 +1,7 @@
 // The `reach` binary, run as a user would, against a namespace of the test's
 // own (every invocation names it with --netns: nothing asks the host's FIB).
 
+import CReachability
 import Foundation
 import XCTest
 
@@ -265,5 +266,142 @@ final class CLITests: NamespaceTestCase {
         XCTAssertEqual(addresses.last?["reachable"] as? Bool, false)
         // The target's own fields are those of its primary (reachable) address.
         XCTAssertEqual(object["address"] as? String, addresses.first?["address"] as? String)
+    }
+
+    // MARK: watch and wait
+
+    /// `reach ARGS...` left running, its output lines collected as they come.
+    private func startReach(_ arguments: [String], under wrapper: [String] = [],
+                            file: StaticString = #filePath, line: UInt = #line) throws -> RunningProcess {
+        let binary = try reachBinary(file: file, line: line)
+        let running = wrapper.isEmpty
+            ? try RunningProcess(binary, arguments)
+            : try RunningProcess(try XCTUnwrap(ipExecutable), wrapper + [binary.path] + arguments)
+        addTeardownBlock { running.terminate() }
+        return running
+    }
+
+    /// Files of /etc/netns/NAME: `ip netns exec` mounts them over /etc for the
+    /// command it runs, so a `reach` started that way resolves names through
+    /// the test's own hosts file and resolv.conf.
+    private func writeNetnsEtc(_ ns: TestNamespace, _ files: [String: String]) throws -> String {
+        let directory = "/etc/netns/\(ns.name)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
+        for (name, text) in files { try rewrite("\(directory)/\(name)", text) }
+        return directory
+    }
+
+    /// Rewrites a file in place (same inode, so a bind mount of it sees the new text).
+    private func rewrite(_ path: String, _ text: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw TestStopped(reason: "open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        XCTAssertEqual(write(fd, bytes, bytes.count), bytes.count)
+    }
+
+    func testWatchPrintsTheInitialStateThenOneJSONLinePerChange() throws {
+        let ns = try makeLAN()
+        let check = try jsonObject(try reach(["check", "10.1.0.7", "--netns", ns.name, "--json"]).stdout)
+        let watch = try startReach(["watch", "10.1.0.7", "--netns", ns.name, "--json"])
+        let initial = try jsonObject(try XCTUnwrap(watch.waitForLines(1).first, "no initial line: \(watch.stderr)"))
+        XCTAssertEqual(Set(initial.keys), Set(check.keys).union(["time_ns", "initial"]))
+        XCTAssertEqual(initial["initial"] as? Bool, true)
+        XCTAssertEqual(initial["status"] as? String, "reachable.wired")
+        XCTAssertEqual(initial["interface"] as? String, "va")
+
+        ns.run("link set va down")
+        let lines = watch.waitForLines(2)
+        XCTAssertEqual(lines.count, 2, "\(lines) \(watch.stderr)")
+        guard lines.count == 2 else { return }
+        let change = try jsonObject(lines[1])
+        XCTAssertEqual(change["initial"] as? Bool, false)
+        XCTAssertEqual(change["reachable"] as? Bool, false)
+        XCTAssertEqual(change["route"] as? String, "noRoute")
+        let t0 = try XCTUnwrap(initial["time_ns"] as? Int), t1 = try XCTUnwrap(change["time_ns"] as? Int)
+        XCTAssertGreaterThan(t1, t0)
+        // The same clock as CLOCK_MONOTONIC here.
+        XCTAssertLessThanOrEqual(UInt64(t1), creach_monotonic_ns())
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(watch.lines.count, 2, "one change, one line: \(watch.lines)")
+    }
+
+    func testWaitExitsZeroOnceEveryTargetIsReachable() throws {
+        let ns = try makeNamespace()
+        let wait = try startReach(["wait", "10.1.0.7", "internet", "--netns", ns.name, "--timeout", "20"])
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertTrue(wait.isRunning, "wait returned while nothing was reachable: \(wait.stderr)")
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        XCTAssertTrue(wait.isRunning, "wait returned while the internet was not reachable")
+        ns.run("route add default via 10.1.0.254")
+        XCTAssertEqual(wait.waitForExit(timeout: 5), 0, wait.stderr)
+    }
+
+    func testWaitTimesOutWithExitOne() throws {
+        let ns = try makeLAN()
+        let started = Date()
+        let result = try reach(["wait", "10.2.0.9", "10.1.0.7", "--netns", ns.name, "--timeout", "0.5"])
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertGreaterThanOrEqual(elapsed, 0.5)
+        XCTAssertLessThan(elapsed, 5)
+        XCTAssertEqual(result.stderrLines, ["reach: timed out after 0.5 s; not reachable: 10.2.0.9"])
+        XCTAssertEqual(try reach(["wait", "10.1.0.7", "--netns", ns.name, "--timeout", "-1"]).status, 2)
+    }
+
+    func testWatchResolvesThroughTheNamespaceHostsFileAndAgainOnChange() throws {
+        let ns = try makeNamespaceWhereDNSCannotLeave()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        ns.addVethPair("vc", peer: "vd", address: "10.3.0.1/24")
+        ns.run("addr del 10.3.0.1/24 dev vc")
+        // resolv.conf names a server on lo, where nothing listens: a name not
+        // in the hosts file fails at once, inside the namespace.
+        let etc = try writeNetnsEtc(ns, ["hosts": "10.1.0.7 gw.reach-test\n", "resolv.conf": "nameserver 127.0.0.1\n"])
+        let watch = try startReach(["watch", "gw.reach-test", "not-in-hosts.reach-test", "--json"],
+                                   under: ["netns", "exec", ns.name])
+        let initial = watch.waitForLines(2)
+        XCTAssertEqual(initial.count, 2, "\(initial) \(watch.stderr)")
+        let objects = try initial.map { try jsonObject($0) }
+        let byTarget = Dictionary(uniqueKeysWithValues: objects.map { ($0["target"] as? String ?? "", $0) })
+        XCTAssertEqual(byTarget["gw.reach-test"]?["address"] as? String, "10.1.0.7")
+        XCTAssertEqual(byTarget["gw.reach-test"]?["interface"] as? String, "va")
+        XCTAssertEqual(byTarget["not-in-hosts.reach-test"]?["reachable"] as? Bool, false)
+        XCTAssertNotNil(byTarget["not-in-hosts.reach-test"]?["error"] as? String)
+
+        // The name moves; an address change makes the monitor resolve again.
+        try rewrite("\(etc)/hosts", "10.3.0.7 gw.reach-test\n")
+        ns.run("addr add 10.3.0.1/24 dev vc")
+        let lines = watch.waitForLines(3)
+        XCTAssertEqual(lines.count, 3, "\(lines) \(watch.stderr)")
+        guard lines.count == 3 else { return }
+        let moved = try jsonObject(lines[2])
+        XCTAssertEqual(moved["target"] as? String, "gw.reach-test")
+        XCTAssertEqual(moved["address"] as? String, "10.3.0.7")
+        XCTAssertEqual(moved["interface"] as? String, "vc")
+        XCTAssertEqual(moved["initial"] as? Bool, false)
+    }
+
+    func testWatchReportsAResolverThatDoesNotAnswerAfterItsTimeout() throws {
+        let ns = try makeNamespaceWhereDNSCannotLeave()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        // The server's address is on the test's own veth, where nobody answers:
+        // the query never leaves the namespace and the lookup hangs.
+        _ = try writeNetnsEtc(ns, ["hosts": "127.0.0.1 localhost\n",
+                                    "resolv.conf": "nameserver 10.1.0.53\noptions timeout:5 attempts:1\n"])
+        let started = Date()
+        let watch = try startReach(["watch", "slow.reach-test", "10.1.0.7", "--json", "--resolve-timeout", "1"],
+                                   under: ["netns", "exec", ns.name])
+        let lines = watch.waitForLines(2, timeout: 4)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(lines.count, 2, "\(lines) \(watch.stderr)")
+        let objects = try lines.map { try jsonObject($0) }
+        // The address target is not held back by the slow name.
+        XCTAssertEqual(objects.first?["target"] as? String, "10.1.0.7")
+        let slow = try XCTUnwrap(objects.first { $0["target"] as? String == "slow.reach-test" })
+        XCTAssertEqual(slow["reachable"] as? Bool, false)
+        XCTAssertTrue((slow["error"] as? String ?? "").contains("timed out"), "\(slow)")
+        XCTAssertGreaterThanOrEqual(elapsed, 1)
+        XCTAssertLessThan(elapsed, 4)
     }
 }

@@ -391,10 +391,11 @@ final class MonitorTests: NamespaceTestCase {
         let ns = try makeNamespace()
         ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
         let monitor = try ReachabilityMonitor(targets: [.address(IPAddress("10.1.0.7")!)], namespace: .named(ns.name))
-        let stopped = Atomic<Bool>(false)
+        let entered = Atomic<Bool>(false), returned = Atomic<Bool>(false)
         monitor.onChange { _ in
-            monitor.stop()
-            stopped.store(true, ordering: .relaxed)
+            entered.store(true, ordering: .relaxed)
+            monitor.stop()    // must neither deadlock nor wait for its own thread
+            returned.store(true, ordering: .relaxed)
         }
         let stream = monitor.changes()
         try monitor.start()
@@ -404,8 +405,8 @@ final class MonitorTests: NamespaceTestCase {
             finished.fulfill()
         }
         wait(for: [finished], timeout: 5)
-        XCTAssertTrue(stopped.load(ordering: .relaxed))
-        XCTAssertTrue(ChangeRecorder().wait(timeout: 2) { _ in !monitor.isRunning })
+        XCTAssertTrue(entered.load(ordering: .relaxed))
+        XCTAssertTrue(ChangeRecorder().wait(timeout: 2) { _ in returned.load(ordering: .relaxed) && !monitor.isRunning })
         monitor.stop()   // idempotent
         try monitor.start()
         XCTAssertTrue(monitor.isRunning)

@@ -73,6 +73,64 @@ func runCommand(_ executable: URL, _ arguments: [String], environment: [String: 
                          stderr: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
 }
 
+/// A process left running (`reach watch`), its output collected as it comes.
+final class RunningProcess: @unchecked Sendable {
+    private let process = Process()
+    private final class Output: Sendable {
+        let state = Mutex<(lines: [String], partial: String, stderr: String)>(([], "", ""))
+    }
+    private let output = Output()
+
+    init(_ executable: URL, _ arguments: [String]) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        out.fileHandleForReading.readabilityHandler = { [output] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.state.withLock { state in
+                var pieces = (state.partial + text).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                state.partial = pieces.removeLast()
+                state.lines += pieces.filter { !$0.isEmpty }
+            }
+        }
+        err.fileHandleForReading.readabilityHandler = { [output] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.state.withLock { $0.stderr += text }
+        }
+        do {
+            try process.run()
+        } catch {
+            throw CommandError.launchFailed(([executable.path] + arguments).joined(separator: " "), error)
+        }
+    }
+
+    var lines: [String] { output.state.withLock { $0.lines } }
+    var stderr: String { output.state.withLock { $0.stderr } }
+    var isRunning: Bool { process.isRunning }
+
+    /// Waits until `count` lines were printed (or `timeout`); returns the lines so far.
+    func waitForLines(_ count: Int, timeout: TimeInterval = 5) -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while lines.count < count && Date() < deadline { usleep(2000) }
+        return lines
+    }
+
+    /// The exit status, or nil when it is still running after `timeout`.
+    func waitForExit(timeout: TimeInterval) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(2000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    func terminate() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+}
+
 /// The `ip` binary of iproute2, found on PATH (plus the usual sbin directories).
 let ipExecutable: URL? = {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? ""

@@ -96,4 +96,34 @@ final class InputValidationTests: XCTestCase {
             XCTAssertEqual($0 as? ReachabilityError, .unknownInterface("nosuchif\(getpid() % 1000)"))
         }
     }
+
+    func testMonitorRejectsBadInputBeforeTouchingTheKernel() {
+        func expect(_ label: String, _ make: () throws -> ReachabilityMonitor, _ matches: (ReachabilityError) -> Bool) {
+            XCTAssertThrowsError(try make(), label) { error in
+                guard let typed = error as? ReachabilityError, matches(typed) else { return XCTFail("\(label): \(error)") }
+            }
+        }
+        expect("unknown namespace", { try ReachabilityMonitor(targets: [.internet], namespace: .named("reach-no-such-namespace")) }) {
+            if case .unknownNamespace = $0 { return true } else { return false }
+        }
+        expect("bad interface", { try ReachabilityMonitor(targets: [.internet], options: LookupOptions(interface: "a/b")) }) {
+            if case .invalidInterfaceName = $0 { return true } else { return false }
+        }
+        let bad: [(String, (inout ReachabilityMonitor.Configuration) -> Void)] = [
+            ("buffer 0", { $0.receiveBufferSize = 0 }),
+            ("buffer negative", { $0.receiveBufferSize = -4096 }),
+            ("buffer too big", { $0.receiveBufferSize = Int(Int32.max) + 1 }),
+            ("resolve timeout 0", { $0.resolveTimeout = .zero }),
+            ("retry negative", { $0.retryInterval = .seconds(-1) }),
+            ("settle negative", { $0.settleTime = .milliseconds(-1) }),
+            ("settle above its maximum", { $0.settleTime = .milliseconds(50); $0.maximumSettleTime = .milliseconds(10) }),
+        ]
+        for (label, change) in bad {
+            var configuration = ReachabilityMonitor.Configuration()
+            change(&configuration)
+            expect(label, { try ReachabilityMonitor(targets: [.internet], configuration: configuration) }) {
+                if case .invalidConfiguration = $0 { return true } else { return false }
+            }
+        }
+    }
 }

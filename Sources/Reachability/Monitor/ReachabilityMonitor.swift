@@ -34,6 +34,18 @@ public final class ReachabilityMonitor: Sendable {
         public var retryInterval: Duration = .seconds(1)
 
         public init() {}
+
+        func validate() throws(ReachabilityError) {
+            if let size = receiveBufferSize, size <= 0 || size > Int(Int32.max) {
+                throw .invalidConfiguration("receiveBufferSize \(size)", reason: "must be 1...\(Int32.max) bytes")
+            }
+            let zero = Duration.zero
+            guard resolveTimeout > zero else { throw .invalidConfiguration("resolveTimeout \(resolveTimeout)", reason: "must be positive") }
+            guard retryInterval > zero else { throw .invalidConfiguration("retryInterval \(retryInterval)", reason: "must be positive") }
+            guard settleTime >= zero, maximumSettleTime >= settleTime else {
+                throw .invalidConfiguration("settleTime \(settleTime)", reason: "must be 0...maximumSettleTime (\(maximumSettleTime))")
+            }
+        }
     }
 
     public let targets: [Target]
@@ -44,16 +56,14 @@ public final class ReachabilityMonitor: Sendable {
 
     /// Prepares a monitor of `targets` (duplicates are watched once) in
     /// `namespace`; nothing is watched until `start()`.
-    /// - Throws: `.unknownNamespace`, `.invalidInterfaceName`, or `.system`
+    /// - Throws: `.unknownNamespace`, `.invalidInterfaceName`, `.invalidConfiguration`, or `.system`
     ///   when the namespace's sockets cannot be opened.
     public init(targets: [Target], options: LookupOptions = LookupOptions(), namespace: NetworkNamespace = .current,
                 kindOverrides: [InterfaceKindOverride] = [], configuration: Configuration = Configuration()) throws(ReachabilityError) {
         var unique: [Target] = []
         for target in targets where !unique.contains(target) { unique.append(target) }
         if let name = options.interface { try LookupOptions.validateInterfaceName(name) }
-        if let size = configuration.receiveBufferSize, size <= 0 {
-            throw .system(operation: "receive buffer size \(size)", errno: .invalidArgument)
-        }
+        try configuration.validate()
         self.targets = unique
         self.options = options
         self.namespace = namespace
