@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/fib_rules.h>
 
 /* ------------------------------------------------------------------------ */
 /* Messages                                                                  */
@@ -473,11 +474,12 @@ bad:
 /* ------------------------------------------------------------------------ */
 /* Notifications                                                             */
 
-/* The family byte opens ifaddrmsg, rtmsg and fib_rule_hdr alike. */
-static void creach_events_count_family(creach_events *ev, const uint8_t *msg, size_t len,
+/* The family byte opens ifaddrmsg, rtmsg and fib_rule_hdr alike; the
+ * message must still hold its whole family header (@fixed bytes). */
+static void creach_events_count_family(creach_events *ev, const uint8_t *msg, size_t len, size_t fixed,
                                        uint32_t *v4, uint32_t *v6)
 {
-    if (len < NLMSG_HDRLEN + 1) {
+    if (len < NLMSG_HDRLEN + fixed) {
         ev->malformed++;
         return;
     }
@@ -529,15 +531,15 @@ int creach_events_classify(const void *buf, size_t len, creach_events *ev)
         }
         case RTM_NEWADDR:
         case RTM_DELADDR:
-            creach_events_count_family(ev, msg, mlen, &ev->addr4, &ev->addr6);
+            creach_events_count_family(ev, msg, mlen, sizeof(struct ifaddrmsg), &ev->addr4, &ev->addr6);
             break;
         case RTM_NEWROUTE:
         case RTM_DELROUTE:
-            creach_events_count_family(ev, msg, mlen, &ev->route4, &ev->route6);
+            creach_events_count_family(ev, msg, mlen, sizeof(struct rtmsg), &ev->route4, &ev->route6);
             break;
         case RTM_NEWRULE:
         case RTM_DELRULE:
-            creach_events_count_family(ev, msg, mlen, &ev->rule4, &ev->rule6);
+            creach_events_count_family(ev, msg, mlen, sizeof(struct fib_rule_hdr), &ev->rule4, &ev->rule6);
             break;
         default:
             ev->other++;

@@ -206,7 +206,7 @@ typedef struct {
     uint32_t rule4;         /* RTM_NEWRULE / RTM_DELRULE, AF_INET */
     uint32_t rule6;         /*   ... AF_INET6 */
     uint32_t other;         /* other types or families (neighbours, MPLS, ...) */
-    uint32_t malformed;     /* messages too short for their family header, or broken framing */
+    uint32_t malformed;     /* messages shorter than their family header (ifinfomsg, ifaddrmsg, rtmsg, fib_rule_hdr), or broken framing */
     uint32_t deleted_count; /* RTM_DELLINK seen; more than CREACH_EVENTS_MAX_DELETED = list incomplete */
     int32_t deleted[CREACH_EVENTS_MAX_DELETED]; /* ifindex of deleted links, first ones */
 } creach_events;

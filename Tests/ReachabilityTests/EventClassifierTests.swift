@@ -204,7 +204,7 @@ private func contract(cut: Int, _ segments: [Segment]) -> Classified {
     var tally = Tally()
     var whole: Int32 = 0
     for s in segments {
-        if s.start > cut { break }
+        if s.start >= cut { break }
         if s.start + s.length > cut {
             tally.malformed += 1
             return Classified(ret: -1, err: EBADMSG, tally: tally)
@@ -238,7 +238,7 @@ private struct EventFixture {
 }
 
 /// Interface indexes in the capture namespace: lo=1, vb=2, va=3, vd=4, vc=5.
-private let vcIndex: Int32 = 4
+private let vcIndex: Int32 = 5
 
 private let eventFixtures: [EventFixture] = [
     // `ip addr del 10.1.0.1/24 dev va`: RTM_DELADDR AF_INET 10.1.0.1/24, ifa_index 3.
@@ -409,6 +409,17 @@ final class EventClassifierTests: XCTestCase {
         for type in [EK.RTM_NEWROUTE, EK.RTM_DELROUTE, EK.RTM_NEWADDR, EK.RTM_DELADDR, EK.RTM_NEWRULE, EK.RTM_DELRULE] {
             XCTAssertEqual(classify(nlmsg(type, [])),
                            Classified(ret: 1, err: 0, tally: Tally(messages: 1, malformed: 1)), "type \(type)")
+        }
+        // A family byte is not enough: the whole ifaddrmsg (8), rtmsg (12) or
+        // fib_rule_hdr (12) must be there; one byte short is malformed, the
+        // full header counts.
+        for (type, size) in [(EK.RTM_NEWADDR, 8), (EK.RTM_NEWROUTE, 12), (EK.RTM_DELRULE, 12)] {
+            let header = [EK.AF_INET] + [UInt8](repeating: 0, count: size - 1)
+            XCTAssertEqual(classify(nlmsg(type, Array(header.prefix(1)))).tally.malformed, 1, "type \(type), 1 byte")
+            XCTAssertEqual(classify(nlmsg(type, Array(header.dropLast()))).tally.malformed, 1, "type \(type), \(size - 1) bytes")
+            let whole = classify(nlmsg(type, header)).tally
+            XCTAssertEqual(whole.malformed, 0, "type \(type), \(size) bytes")
+            XCTAssertEqual(whole.messages, 1)
         }
         // RTM_NEWLINK / RTM_DELLINK need the whole 16-byte ifinfomsg.
         let shortIfi = Array(ifinfoBody(index: 42).prefix(EK.ifinfomsg - 1))
