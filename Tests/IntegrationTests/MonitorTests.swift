@@ -67,6 +67,15 @@ final class MonitorTests: NamespaceTestCase {
         return (monitor, recorder)
     }
 
+    /// Two uplinks, va (10.1.0.1/24) and vc (10.3.0.1/24), default via va's 10.1.0.254.
+    private func makeTwoUplinks(file: StaticString = #filePath, line: UInt = #line) throws -> TestNamespace {
+        let ns = try makeNamespace(file: file, line: line)
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24", file: file, line: line)
+        ns.addVethPair("vc", peer: "vd", address: "10.3.0.1/24", file: file, line: line)
+        ns.run(["route", "add", "default", "via", "10.1.0.254"], file: file, line: line)
+        return ns
+    }
+
     /// Nothing more arrives within `quiet` seconds.
     private func assertNoMoreChanges(_ recorder: ChangeRecorder, than count: Int, quiet: TimeInterval = 0.3,
                                      _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
@@ -169,10 +178,7 @@ final class MonitorTests: NamespaceTestCase {
     // MARK: Route, address and rule changes
 
     func testDefaultRouteMovedToAnotherInterfaceIsOneChangeNamingIt() throws {
-        let ns = try makeNamespace()
-        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
-        ns.addVethPair("vc", peer: "vd", address: "10.3.0.1/24")
-        ns.run("route add default via 10.1.0.254")
+        let ns = try makeTwoUplinks()
         let (_, recorder) = try startMonitor(ns, [.internet, .address(IPAddress("198.51.100.9")!)])
         XCTAssertEqual(recorder.all.map(\.interface), ["va", "va"])
 
@@ -240,10 +246,7 @@ final class MonitorTests: NamespaceTestCase {
     // MARK: Overflow and foreign messages
 
     func testOverflowIsCountedAndTheFinalStateMatchesTheKernel() throws {
-        let ns = try makeNamespace()
-        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
-        ns.addVethPair("vc", peer: "vd", address: "10.3.0.1/24")
-        ns.run("route add default via 10.1.0.254")
+        let ns = try makeTwoUplinks()
         let target = Target.address(IPAddress("10.200.0.1")!)
         let (monitor, recorder) = try startMonitor(ns, [target]) { $0.receiveBufferSize = 4096 }
         // A slow consumer on the monitor's thread: the first change of the

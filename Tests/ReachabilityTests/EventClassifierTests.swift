@@ -19,30 +19,7 @@ import XCTest
 import Glibc
 #endif
 
-// MARK: - Constants (own names, so they cannot collide with imported macros)
-
-private enum EK {
-    static let AF_UNSPEC: UInt8 = 0
-    static let AF_INET: UInt8 = 2
-    static let AF_INET6: UInt8 = 10
-    static let RTNL_FAMILY_IPMR: UInt8 = 128
-
-    static let NLMSG_DONE: UInt16 = 3
-    static let RTM_NEWLINK: UInt16 = 16
-    static let RTM_DELLINK: UInt16 = 17
-    static let RTM_NEWADDR: UInt16 = 20
-    static let RTM_DELADDR: UInt16 = 21
-    static let RTM_NEWROUTE: UInt16 = 24
-    static let RTM_DELROUTE: UInt16 = 25
-    static let RTM_NEWNEIGH: UInt16 = 28
-    static let RTM_NEWRULE: UInt16 = 32
-    static let RTM_DELRULE: UInt16 = 33
-
-    static let nlmsghdr = 16
-    static let ifinfomsg = 16
-    static let ifiIndexOffset = 16 + 4   // nlmsghdr + family, pad, type
-    static let maxDeleted = 8            // CREACH_EVENTS_MAX_DELETED
-}
+// Constants: `K` in FixtureSupport.swift.
 
 // MARK: - The struct as a comparable value
 
@@ -60,24 +37,24 @@ private struct Tally: Equatable, CustomStringConvertible {
     var other: UInt32 = 0
     var malformed: UInt32 = 0
     var deletedCount: UInt32 = 0
-    var slots: [Int32] = Array(repeating: 0, count: EK.maxDeleted)
+    var slots: [Int32] = Array(repeating: 0, count: K.maxDeleted)
 
     init(messages: UInt32 = 0, link: UInt32 = 0, addr4: UInt32 = 0, addr6: UInt32 = 0,
          route4: UInt32 = 0, route6: UInt32 = 0, rule4: UInt32 = 0, rule6: UInt32 = 0,
          other: UInt32 = 0, malformed: UInt32 = 0, deletedCount: UInt32 = 0, deleted: [Int32] = []) {
-        precondition(deleted.count <= EK.maxDeleted)
+        precondition(deleted.count <= K.maxDeleted)
         self.messages = messages; self.link = link
         self.addr4 = addr4; self.addr6 = addr6
         self.route4 = route4; self.route6 = route6
         self.rule4 = rule4; self.rule6 = rule6
         self.other = other; self.malformed = malformed
         self.deletedCount = deletedCount
-        self.slots = deleted + Array(repeating: 0, count: EK.maxDeleted - deleted.count)
+        self.slots = deleted + Array(repeating: 0, count: K.maxDeleted - deleted.count)
     }
 
     init(_ ev: creach_events) {
         let slots = withUnsafeBytes(of: ev.deleted) { Array($0.bindMemory(to: Int32.self)) }
-        precondition(slots.count == EK.maxDeleted, "creach_events.deleted is not Int32[8]")
+        precondition(slots.count == K.maxDeleted, "creach_events.deleted is not Int32[8]")
         self.init(messages: ev.messages, link: ev.link, addr4: ev.addr4, addr6: ev.addr6,
                   route4: ev.route4, route6: ev.route6, rule4: ev.rule4, rule6: ev.rule6,
                   other: ev.other, malformed: ev.malformed, deletedCount: ev.deleted_count)
@@ -85,7 +62,7 @@ private struct Tally: Equatable, CustomStringConvertible {
     }
 
     /// The kept ifindexes, in order.
-    var kept: [Int32] { Array(slots.prefix(Int(min(deletedCount, UInt32(EK.maxDeleted))))) }
+    var kept: [Int32] { Array(slots.prefix(Int(min(deletedCount, UInt32(K.maxDeleted))))) }
 
     /// What classifying `a`'s datagrams and then `b`'s into one struct must give.
     static func + (a: Tally, b: Tally) -> Tally {
@@ -95,7 +72,7 @@ private struct Tally: Equatable, CustomStringConvertible {
               rule4: a.rule4 + b.rule4, rule6: a.rule6 + b.rule6,
               other: a.other + b.other, malformed: a.malformed + b.malformed,
               deletedCount: a.deletedCount + b.deletedCount,
-              deleted: Array((a.kept + b.kept).prefix(EK.maxDeleted)))
+              deleted: Array((a.kept + b.kept).prefix(K.maxDeleted)))
     }
 
     var description: String {
@@ -115,29 +92,9 @@ private struct Classified: Equatable, CustomStringConvertible {
 
 // MARK: - Guarded buffers and calls
 
-/// Runs `body` on a copy of `bytes` that ends exactly at a PROT_NONE page
-/// (for an empty array: a pointer to the guard page itself).
-private func withGuardPage<R>(_ bytes: [UInt8], _ body: (UnsafeRawPointer, Int) throws -> R) rethrows -> R {
-    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-    let dataPages = max(1, (bytes.count + page - 1) / page)
-    let mapLength = (dataPages + 1) * page
-    guard let base = mmap(nil, mapLength, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-          base != UnsafeMutableRawPointer(bitPattern: -1) else {
-        fatalError("mmap failed: errno \(errno)")
-    }
-    defer { munmap(base, mapLength) }
-    let guardPage = base + dataPages * page
-    precondition(mprotect(guardPage, page, PROT_NONE) == 0, "mprotect failed")
-    let start = guardPage - bytes.count
-    bytes.withUnsafeBytes { src in
-        if let from = src.baseAddress { start.copyMemory(from: from, byteCount: bytes.count) }
-    }
-    return try body(UnsafeRawPointer(start), bytes.count)
-}
-
 /// Classifies `bytes` (guarded) into `ev`.
 private func classify(_ bytes: [UInt8], into ev: inout creach_events) -> Classified {
-    let (ret, err): (Int32, Int32) = withGuardPage(bytes) { p, n in
+    let (ret, err): (Int32, Int32) = withGuardedBytes(bytes) { p, n in
         errno = 0
         let r = creach_events_classify(p, n, &ev)
         return (r, r < 0 ? errno : 0)
@@ -162,12 +119,12 @@ private func readLE32(_ b: [UInt8], _ at: Int) -> UInt32 {
 
 /// A message: nlmsghdr (nlmsg_len = 16 + body.count, no padding added) + body.
 private func nlmsg(_ type: UInt16, _ body: [UInt8]) -> [UInt8] {
-    le32(UInt32(EK.nlmsghdr + body.count)) + le16(type) + le16(0) + le32(0) + le32(0) + body
+    le32(UInt32(K.nlmsghdr + body.count)) + le16(type) + le16(0) + le32(0) + le32(0) + body
 }
 
 /// A struct ifinfomsg (family AF_UNSPEC) for `index`.
 private func ifinfoBody(index: Int32) -> [UInt8] {
-    [EK.AF_UNSPEC, 0] + le16(1) + le32(UInt32(bitPattern: index)) + le32(0) + le32(0)
+    [K.AF_UNSPEC, 0] + le16(1) + le32(UInt32(bitPattern: index)) + le32(0) + le32(0)
 }
 
 private func patched32(_ b: [UInt8], at: Int, _ v: UInt32) -> [UInt8] {
@@ -217,16 +174,6 @@ private func contract(cut: Int, _ segments: [Segment]) -> Classified {
 
 // MARK: - Fixtures
 
-private func loadEventFixture(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> [UInt8] {
-    let url = URL(fileURLWithPath: "\(#filePath)").deletingLastPathComponent()
-        .appendingPathComponent("Fixtures").appendingPathComponent(name + ".bin")
-    do {
-        return [UInt8](try Data(contentsOf: url))
-    } catch {
-        XCTFail("cannot read fixture \(url.path): \(error)", file: file, line: line)
-        throw error
-    }
-}
 
 /// A captured datagram: its file, the one message it holds, and what it must count.
 private struct EventFixture {
@@ -242,32 +189,32 @@ private let vcIndex: Int32 = 5
 
 private let eventFixtures: [EventFixture] = [
     // `ip addr del 10.1.0.1/24 dev va`: RTM_DELADDR AF_INET 10.1.0.1/24, ifa_index 3.
-    EventFixture(name: "event_deladdr_v4", bytes: 76, type: EK.RTM_DELADDR, family: EK.AF_INET,
+    EventFixture(name: "event_deladdr_v4", bytes: 76, type: K.RTM_DELADDR, family: K.AF_INET,
                  expect: Tally(messages: 1, addr4: 1)),
     // Same step: RTM_DELROUTE AF_INET unicast 10.1.0.0/24 table 254 dev va.
-    EventFixture(name: "event_delroute_v4", bytes: 60, type: EK.RTM_DELROUTE, family: EK.AF_INET,
+    EventFixture(name: "event_delroute_v4", bytes: 60, type: K.RTM_DELROUTE, family: K.AF_INET,
                  expect: Tally(messages: 1, route4: 1)),
     // `ip -6 route add 2001:db8:2::/64 via 2001:db8:1::fe dev va`: RTM_NEWROUTE AF_INET6.
-    EventFixture(name: "event_newroute_v6", bytes: 136, type: EK.RTM_NEWROUTE, family: EK.AF_INET6,
+    EventFixture(name: "event_newroute_v6", bytes: 136, type: K.RTM_NEWROUTE, family: K.AF_INET6,
                  expect: Tally(messages: 1, route6: 1)),
     // `ip rule add from 192.0.2.0/24 pref 100 prohibit`: RTM_NEWRULE AF_INET, FR_ACT_PROHIBIT.
-    EventFixture(name: "event_newrule_v4", bytes: 68, type: EK.RTM_NEWRULE, family: EK.AF_INET,
+    EventFixture(name: "event_newrule_v4", bytes: 68, type: K.RTM_NEWRULE, family: K.AF_INET,
                  expect: Tally(messages: 1, rule4: 1)),
     // `ip -6 rule add from 2001:db8:3::/64 table 100 pref 100`: RTM_NEWRULE AF_INET6.
-    EventFixture(name: "event_newrule_v6", bytes: 80, type: EK.RTM_NEWRULE, family: EK.AF_INET6,
+    EventFixture(name: "event_newrule_v6", bytes: 80, type: K.RTM_NEWRULE, family: K.AF_INET6,
                  expect: Tally(messages: 1, rule6: 1)),
     // `ip link set va down`: RTM_NEWLINK (family AF_UNSPEC) va, ifindex 3, flags 0x1002 (no IFF_UP).
     // A NEWLINK is not a deletion: deleted_count stays 0.
-    EventFixture(name: "event_newlink_down", bytes: 1492, type: EK.RTM_NEWLINK, family: EK.AF_UNSPEC,
+    EventFixture(name: "event_newlink_down", bytes: 1492, type: K.RTM_NEWLINK, family: K.AF_UNSPEC,
                  expect: Tally(messages: 1, link: 1)),
     // Same step: RTM_DELROUTE AF_INET6 unicast 2001:db8:1::/64 table 254 dev va.
-    EventFixture(name: "event_delroute_v6", bytes: 116, type: EK.RTM_DELROUTE, family: EK.AF_INET6,
+    EventFixture(name: "event_delroute_v6", bytes: 116, type: K.RTM_DELROUTE, family: K.AF_INET6,
                  expect: Tally(messages: 1, route6: 1)),
     // Same step: RTM_DELADDR AF_INET6 2001:db8:1::1/64, ifa_index 3.
-    EventFixture(name: "event_deladdr_v6", bytes: 72, type: EK.RTM_DELADDR, family: EK.AF_INET6,
+    EventFixture(name: "event_deladdr_v6", bytes: 72, type: K.RTM_DELADDR, family: K.AF_INET6,
                  expect: Tally(messages: 1, addr6: 1)),
     // `ip link del vc`: RTM_DELLINK vc, ifindex 5 (its peer vd's DELLINK came in another datagram).
-    EventFixture(name: "event_dellink", bytes: 680, type: EK.RTM_DELLINK, family: EK.AF_UNSPEC,
+    EventFixture(name: "event_dellink", bytes: 680, type: K.RTM_DELLINK, family: K.AF_UNSPEC,
                  expect: Tally(messages: 1, link: 1, deletedCount: 1, deleted: [vcIndex])),
 ]
 
@@ -276,14 +223,14 @@ private let eventFixtures: [EventFixture] = [
 final class EventClassifierTests: XCTestCase {
 
     private func load(_ f: EventFixture, file: StaticString = #filePath, line: UInt = #line) throws -> [UInt8] {
-        let b = try loadEventFixture(f.name, file: file, line: line)
+        let b = try loadFixture(f.name, file: file, line: line)
         // The file is what the table says: one message filling the whole datagram.
         XCTAssertEqual(b.count, f.bytes, "\(f.name): file size", file: file, line: line)
-        XCTAssertGreaterThan(b.count, EK.nlmsghdr, "\(f.name): too short", file: file, line: line)
-        if b.count > EK.nlmsghdr {
+        XCTAssertGreaterThan(b.count, K.nlmsghdr, "\(f.name): too short", file: file, line: line)
+        if b.count > K.nlmsghdr {
             XCTAssertEqual(Int(readLE32(b, 0)), b.count, "\(f.name): nlmsg_len", file: file, line: line)
             XCTAssertEqual(readLE16(b, 4), f.type, "\(f.name): nlmsg_type", file: file, line: line)
-            XCTAssertEqual(b[EK.nlmsghdr], f.family, "\(f.name): family byte", file: file, line: line)
+            XCTAssertEqual(b[K.nlmsghdr], f.family, "\(f.name): family byte", file: file, line: line)
         }
         return b
     }
@@ -300,7 +247,7 @@ final class EventClassifierTests: XCTestCase {
     func testDelLinkRecordsTheDeletedIfindex() throws {
         let f = try XCTUnwrap(eventFixtures.first { $0.name == "event_dellink" })
         let bytes = try load(f)
-        XCTAssertEqual(Int32(bitPattern: readLE32(bytes, EK.ifiIndexOffset)), vcIndex, "ifi_index in the capture")
+        XCTAssertEqual(Int32(bitPattern: readLE32(bytes, K.ifiIndexOffset)), vcIndex, "ifi_index in the capture")
         var ev = creach_events()
         XCTAssertEqual(classify(bytes, into: &ev).ret, 1)
         XCTAssertEqual(ev.deleted_count, 1)
@@ -364,7 +311,7 @@ final class EventClassifierTests: XCTestCase {
     func testEveryTruncationOfAMultiMessageBuffer() throws {
         var parts = try eventFixtures.map { (try load($0), $0.expect) }
         // RTM_NEWNEIGH with an 18-byte nlmsg_len (2 bytes of padding follow it).
-        parts.insert((nlmsg(EK.RTM_NEWNEIGH, [EK.AF_INET, 0]), Tally(messages: 1, other: 1)), at: 4)
+        parts.insert((nlmsg(K.RTM_NEWNEIGH, [K.AF_INET, 0]), Tally(messages: 1, other: 1)), at: 4)
         let (bytes, segments) = datagram(parts)
         XCTAssertEqual(segments.count, 10)
 
@@ -395,7 +342,7 @@ final class EventClassifierTests: XCTestCase {
         let first = try load(eventFixtures[0])   // RTM_DELADDR AF_INET
         let counted = Tally(messages: 1, addr4: 1, malformed: 1)
         for badLen: UInt32 in [0, 1, 15, 17 + 1000, UInt32.max] {
-            let second = patched32(nlmsg(EK.RTM_NEWROUTE, [EK.AF_INET] + Array(repeating: 0, count: 11)), at: 0, badLen)
+            let second = patched32(nlmsg(K.RTM_NEWROUTE, [K.AF_INET] + Array(repeating: 0, count: 11)), at: 0, badLen)
             XCTAssertEqual(classify(first + second), Classified(ret: -1, err: EBADMSG, tally: counted),
                            "nlmsg_len \(badLen)")
         }
@@ -406,15 +353,15 @@ final class EventClassifierTests: XCTestCase {
     /// A message too short for its family header is malformed, not counted as its kind.
     func testMessagesShorterThanTheirFamilyHeaderAreMalformed() throws {
         // nlmsg_len exactly 16: no family byte at all.
-        for type in [EK.RTM_NEWROUTE, EK.RTM_DELROUTE, EK.RTM_NEWADDR, EK.RTM_DELADDR, EK.RTM_NEWRULE, EK.RTM_DELRULE] {
+        for type in [K.RTM_NEWROUTE, K.RTM_DELROUTE, K.RTM_NEWADDR, K.RTM_DELADDR, K.RTM_NEWRULE, K.RTM_DELRULE] {
             XCTAssertEqual(classify(nlmsg(type, [])),
                            Classified(ret: 1, err: 0, tally: Tally(messages: 1, malformed: 1)), "type \(type)")
         }
         // A family byte is not enough: the whole ifaddrmsg (8), rtmsg (12) or
         // fib_rule_hdr (12) must be there; one byte short is malformed, the
         // full header counts.
-        for (type, size) in [(EK.RTM_NEWADDR, 8), (EK.RTM_NEWROUTE, 12), (EK.RTM_DELRULE, 12)] {
-            let header = [EK.AF_INET] + [UInt8](repeating: 0, count: size - 1)
+        for (type, size) in [(K.RTM_NEWADDR, 8), (K.RTM_NEWROUTE, 12), (K.RTM_DELRULE, 12)] {
+            let header = [K.AF_INET] + [UInt8](repeating: 0, count: size - 1)
             XCTAssertEqual(classify(nlmsg(type, Array(header.prefix(1)))).tally.malformed, 1, "type \(type), 1 byte")
             XCTAssertEqual(classify(nlmsg(type, Array(header.dropLast()))).tally.malformed, 1, "type \(type), \(size - 1) bytes")
             let whole = classify(nlmsg(type, header)).tally
@@ -422,41 +369,41 @@ final class EventClassifierTests: XCTestCase {
             XCTAssertEqual(whole.messages, 1)
         }
         // RTM_NEWLINK / RTM_DELLINK need the whole 16-byte ifinfomsg.
-        let shortIfi = Array(ifinfoBody(index: 42).prefix(EK.ifinfomsg - 1))
-        XCTAssertEqual(classify(nlmsg(EK.RTM_NEWLINK, shortIfi)),
+        let shortIfi = Array(ifinfoBody(index: 42).prefix(K.ifinfomsg - 1))
+        XCTAssertEqual(classify(nlmsg(K.RTM_NEWLINK, shortIfi)),
                        Classified(ret: 1, err: 0, tally: Tally(messages: 1, malformed: 1)))
-        XCTAssertEqual(classify(nlmsg(EK.RTM_NEWLINK, [])),
+        XCTAssertEqual(classify(nlmsg(K.RTM_NEWLINK, [])),
                        Classified(ret: 1, err: 0, tally: Tally(messages: 1, malformed: 1)))
         // A short DELLINK is not recorded as a deletion.
-        XCTAssertEqual(classify(nlmsg(EK.RTM_DELLINK, shortIfi)),
+        XCTAssertEqual(classify(nlmsg(K.RTM_DELLINK, shortIfi)),
                        Classified(ret: 1, err: 0, tally: Tally(messages: 1, malformed: 1)))
         // One byte more and both are links (the boundary).
-        XCTAssertEqual(classify(nlmsg(EK.RTM_NEWLINK, ifinfoBody(index: 42))),
+        XCTAssertEqual(classify(nlmsg(K.RTM_NEWLINK, ifinfoBody(index: 42))),
                        Classified(ret: 1, err: 0, tally: Tally(messages: 1, link: 1)))
-        XCTAssertEqual(classify(nlmsg(EK.RTM_DELLINK, ifinfoBody(index: 42))),
+        XCTAssertEqual(classify(nlmsg(K.RTM_DELLINK, ifinfoBody(index: 42))),
                        Classified(ret: 1, err: 0, tally: Tally(messages: 1, link: 1, deletedCount: 1, deleted: [42])))
         // A captured NEWLINK cut to 31 bytes, with nlmsg_len patched to match.
         let f = try XCTUnwrap(eventFixtures.first { $0.name == "event_newlink_down" })
-        let cut = patched32(Array(try load(f).prefix(EK.nlmsghdr + EK.ifinfomsg - 1)), at: 0, 31)
+        let cut = patched32(Array(try load(f).prefix(K.nlmsghdr + K.ifinfomsg - 1)), at: 0, 31)
         XCTAssertEqual(classify(cut), Classified(ret: 1, err: 0, tally: Tally(messages: 1, malformed: 1)))
     }
 
     /// Types the monitor does not track, and families it does not know, go to `other`.
     func testUnknownTypesAndFamiliesAreOther() throws {
         // RTM_NEWNEIGH (28) with an ndmsg of family AF_INET: a neighbour, not an address.
-        let ndmsg: [UInt8] = [EK.AF_INET, 0, 0, 0] + le32(3) + le16(0x02) + [0, 0]
-        XCTAssertEqual(classify(nlmsg(EK.RTM_NEWNEIGH, ndmsg)),
+        let ndmsg: [UInt8] = [K.AF_INET, 0, 0, 0] + le32(3) + le16(0x02) + [0, 0]
+        XCTAssertEqual(classify(nlmsg(K.RTM_NEWNEIGH, ndmsg)),
                        Classified(ret: 1, err: 0, tally: Tally(messages: 1, other: 1)))
         // NLMSG_DONE is not a notification either.
-        XCTAssertEqual(classify(nlmsg(EK.NLMSG_DONE, le32(0))),
+        XCTAssertEqual(classify(nlmsg(K.NLMSG_DONE, le32(0))),
                        Classified(ret: 1, err: 0, tally: Tally(messages: 1, other: 1)))
         // A route of family RTNL_FAMILY_IPMR (128): the captured IPv6 route with its family byte patched.
         let f = try XCTUnwrap(eventFixtures.first { $0.name == "event_newroute_v6" })
         var ipmr = try load(f)
-        ipmr[EK.nlmsghdr] = EK.RTNL_FAMILY_IPMR
+        ipmr[K.nlmsghdr] = K.RTNL_FAMILY_IPMR
         XCTAssertEqual(classify(ipmr), Classified(ret: 1, err: 0, tally: Tally(messages: 1, other: 1)))
         // And a synthetic one: rtmsg of family 128, RTM_DELROUTE.
-        XCTAssertEqual(classify(nlmsg(EK.RTM_DELROUTE, [EK.RTNL_FAMILY_IPMR] + Array(repeating: 0, count: 11))),
+        XCTAssertEqual(classify(nlmsg(K.RTM_DELROUTE, [K.RTNL_FAMILY_IPMR] + Array(repeating: 0, count: 11))),
                        Classified(ret: 1, err: 0, tally: Tally(messages: 1, other: 1)))
     }
 
@@ -465,7 +412,7 @@ final class EventClassifierTests: XCTestCase {
         let f = try XCTUnwrap(eventFixtures.first { $0.name == "event_dellink" })
         let captured = try load(f)
         let indexes: [Int32] = Array(101...111)   // 11 deletions
-        let msgs = indexes.map { patched32(captured, at: EK.ifiIndexOffset, UInt32(bitPattern: $0)) }
+        let msgs = indexes.map { patched32(captured, at: K.ifiIndexOffset, UInt32(bitPattern: $0)) }
         let want = Tally(messages: 11, link: 11, deletedCount: 11, deleted: Array(indexes.prefix(8)))
 
         // In one buffer.
@@ -502,7 +449,7 @@ final class EventClassifierTests: XCTestCase {
 
         // NULL ev, with and without a buffer.
         let bytes = try load(eventFixtures[0])
-        let r: (Int32, Int32) = withGuardPage(bytes) { p, n in
+        let r: (Int32, Int32) = withGuardedBytes(bytes) { p, n in
             errno = 0
             let r = creach_events_classify(p, n, nil)
             return (r, errno)
