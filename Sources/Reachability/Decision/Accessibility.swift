@@ -1,0 +1,64 @@
+// Accessibility: is the routed network usable by *us*, in the manner of
+// ZYNetworkAccessibity and the "not reachable and restricted" check. Pure.
+
+/// What an active probe (ICMP, TCP, HTTP 204) said, if one ran.
+public enum ProbeVerdict: String, Hashable, Sendable, CaseIterable {
+    case notProbed
+    /// The probe was answered as expected.
+    case answered
+    /// No answer, or not the expected one, within the timeout.
+    case failed
+    /// An HTTP "expect 204" probe got another answer or a redirect.
+    case captivePortal
+}
+
+/// Why a network that exists may not be used.
+public enum RestrictionReason: String, Hashable, Sendable, CaseIterable {
+    /// A `prohibit` route or rule answers for this uid or firewall mark.
+    case routeProhibited
+    /// The only way out is WWAN, and the policy refuses WWAN.
+    case wwanRefused
+    /// The link is up and routed, but the probe got no answer.
+    case probeFailed
+}
+
+public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
+    case accessible
+    case restricted(RestrictionReason)
+    case captive
+    /// Nothing to be restricted from: there is no usable network at all.
+    case unknown
+
+    /// The decision, in this order: a prohibit route restricts; without a
+    /// usable network the answer is unknown; WWAN refused by policy
+    /// restricts; a captive portal is captive; a failed probe restricts;
+    /// otherwise accessible (a route with no probe counts as accessible).
+    @inline(__always)
+    public init(verdict: RouteVerdict?, flags: ReachabilityFlags, allowsWWAN: Bool, probe: ProbeVerdict) {
+        if verdict == .prohibit {
+            self = .restricted(.routeProhibited)
+        } else if !flags.isNetworkReachable {
+            self = .unknown
+        } else if flags.contains(.isWWAN) && !allowsWWAN {
+            self = .restricted(.wwanRefused)
+        } else if probe == .captivePortal {
+            self = .captive
+        } else if probe == .failed {
+            self = .restricted(.probeFailed)
+        } else {
+            self = .accessible
+        }
+    }
+
+    public var isRestricted: Bool { if case .restricted = self { return true } else { return false } }
+
+    /// `accessible`, `restricted.routeProhibited`, `captive`, `unknown`.
+    public var description: String {
+        switch self {
+        case .accessible: return "accessible"
+        case let .restricted(reason): return "restricted.\(reason.rawValue)"
+        case .captive: return "captive"
+        case .unknown: return "unknown"
+        }
+    }
+}

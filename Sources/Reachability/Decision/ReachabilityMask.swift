@@ -1,0 +1,99 @@
+// The SLReachability-style mask: one bit for the situation of an answer, and
+// composite masks to test against. Pure and allocation-free: derived from the
+// status table, the policy's WWAN switch and the radio generation.
+
+/// The generation of a cellular link's radio access technology.
+public enum RadioGeneration: Int, Hashable, Sendable, CaseIterable {
+    case g2 = 2, g3, g4, g5
+}
+
+/// A radio access technology as modems and ModemManager name it. The
+/// application (or its modem driver) sets it: the kernel does not know it.
+public enum RadioTechnology: String, Hashable, Sendable, CaseIterable {
+    case gsm, gprs, edge, cdma1x
+    case umts, hsdpa, hsupa, hspa, hspaPlus, evdo, tdscdma
+    case lte
+    case nr
+
+    public var generation: RadioGeneration {
+        switch self {
+        case .gsm, .gprs, .edge, .cdma1x: return .g2
+        case .umts, .hsdpa, .hsupa, .hspa, .hspaPlus, .evdo, .tdscdma: return .g3
+        case .lte: return .g4
+        case .nr: return .g5
+        }
+    }
+
+    /// Case-insensitive, as modems print it: `GPRS`, `EDGE`, `UMTS`, `HSPA+`,
+    /// `LTE`, `NR5G`, `5GNR`, `NR` ... nil for anything else.
+    public init?(parsing text: String) {
+        switch text.lowercased().filter({ $0 != " " && $0 != "-" && $0 != "_" }) {
+        case "gsm": self = .gsm
+        case "gprs": self = .gprs
+        case "edge", "egprs": self = .edge
+        case "cdma", "cdma1x", "1xrtt": self = .cdma1x
+        case "umts", "wcdma": self = .umts
+        case "hsdpa": self = .hsdpa
+        case "hsupa": self = .hsupa
+        case "hspa": self = .hspa
+        case "hspa+", "hspaplus", "dchspa+", "dchspa": self = .hspaPlus
+        case "evdo", "evdorev0", "evdoreva", "evdorevb": self = .evdo
+        case "tdscdma": self = .tdscdma
+        case "lte", "lteadvanced", "4g": self = .lte
+        case "nr", "nr5g", "5gnr", "5g", "nsa", "sa", "nr5gnsa", "nr5gsa": self = .nr
+        default: return nil
+        }
+    }
+}
+
+/// One bit per situation; every answer has exactly one of the situation bits.
+public struct ReachabilityMask: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    public static let unavailable = ReachabilityMask(rawValue: 1 << 0)
+    public static let wifi = ReachabilityMask(rawValue: 1 << 1)
+    public static let wired = ReachabilityMask(rawValue: 1 << 2)
+    /// Reachable only over WWAN, which the policy refuses.
+    public static let wwanRefused = ReachabilityMask(rawValue: 1 << 3)
+    public static let wwan2G = ReachabilityMask(rawValue: 1 << 4)
+    public static let wwan3G = ReachabilityMask(rawValue: 1 << 5)
+    public static let wwan4G = ReachabilityMask(rawValue: 1 << 6)
+    public static let wwan5G = ReachabilityMask(rawValue: 1 << 7)
+    /// WWAN whose radio generation nobody has set.
+    public static let wwanUnknownGeneration = ReachabilityMask(rawValue: 1 << 8)
+    /// Reachable over another kind of link: tunnel, loopback, other.
+    public static let other = ReachabilityMask(rawValue: 1 << 9)
+
+    public static let reachableWWAN: ReachabilityMask = [.wwan2G, .wwan3G, .wwan4G, .wwan5G, .wwanUnknownGeneration]
+    public static let notReachable: ReachabilityMask = [.unavailable, .wwanRefused]
+    public static let reachable: ReachabilityMask = [.wifi, .wired, .reachableWWAN, .other]
+
+    /// The situation of an answer with these flags over a link of `kind`.
+    @inline(__always)
+    public init(flags: ReachabilityFlags, kind: InterfaceKind, allowsWWAN: Bool, radio: RadioGeneration?) {
+        switch ReachabilityStatus(flags: flags, kind: kind) {
+        case .unknown, .notReachable:
+            self = .unavailable
+        case .reachable(.wwan):
+            guard allowsWWAN else { self = .wwanRefused; return }
+            // 2G ... 5G are the bits 4 ... 7.
+            self = radio.map { ReachabilityMask(rawValue: 1 << UInt16($0.rawValue + 2)) } ?? .wwanUnknownGeneration
+        case .reachable(.wifi):
+            self = .wifi
+        case .reachable(.wired):
+            self = .wired
+        case .reachable:
+            self = .other
+        }
+    }
+
+    public var description: String {
+        let names: [(ReachabilityMask, String)] = [
+            (.unavailable, "unavailable"), (.wifi, "wifi"), (.wired, "wired"), (.wwanRefused, "wwanRefused"),
+            (.wwan2G, "wwan2G"), (.wwan3G, "wwan3G"), (.wwan4G, "wwan4G"), (.wwan5G, "wwan5G"),
+            (.wwanUnknownGeneration, "wwanUnknownGeneration"), (.other, "other"),
+        ]
+        return names.filter { contains($0.0) }.map(\.1).joined(separator: "|")
+    }
+}

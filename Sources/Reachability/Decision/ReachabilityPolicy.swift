@@ -1,0 +1,74 @@
+// What the application allows, and how it treats its interfaces: the policy
+// half of the flags (connectionOnDemand / connectionOnTraffic) and of the
+// NWPath-style `isExpensive` and unsatisfied reason. Pure.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct ReachabilityPolicy: Hashable, Sendable {
+    /// Whether WWAN (cellular) may be used at all.
+    public var allowsWWAN: Bool
+    /// Interfaces (globs) brought up on demand, e.g. a dial-up modem: a route
+    /// over one whose link is down gets `connectionOnDemand`.
+    public var onDemandInterfaces: [String]
+    /// Interfaces (globs) brought up by traffic (dial on traffic): `connectionOnTraffic`.
+    public var onTrafficInterfaces: [String]
+    /// Interfaces (globs) that cost money per byte, besides every WWAN link.
+    public var meteredInterfaces: [String]
+
+    public init(allowsWWAN: Bool = true, onDemandInterfaces: [String] = [], onTrafficInterfaces: [String] = [],
+                meteredInterfaces: [String] = []) {
+        self.allowsWWAN = allowsWWAN
+        self.onDemandInterfaces = onDemandInterfaces
+        self.onTrafficInterfaces = onTrafficInterfaces
+        self.meteredInterfaces = meteredInterfaces
+    }
+
+    static func matches(_ patterns: [String], _ name: String?) -> Bool {
+        guard let name else { return false }
+        return patterns.contains { fnmatch($0, name, 0) == 0 }
+    }
+
+    /// The flags with the policy's part added: `connectionOnDemand` /
+    /// `connectionOnTraffic` when a connection is required over an interface
+    /// configured so (DESIGN.md, "Kernel state → flags").
+    public func flags(_ flags: ReachabilityFlags, interface: String?) -> ReachabilityFlags {
+        guard flags.contains(.connectionRequired) else { return flags }
+        var result = flags
+        if Self.matches(onDemandInterfaces, interface) { result.insert(.connectionOnDemand) }
+        if Self.matches(onTrafficInterfaces, interface) { result.insert(.connectionOnTraffic) }
+        return result
+    }
+
+    /// NWPath's `isExpensive`: over WWAN, or over an interface marked metered.
+    public func isExpensive(flags: ReachabilityFlags, kind: InterfaceKind?, interface: String?) -> Bool {
+        flags.contains(.isWWAN) || kind == .wwan || Self.matches(meteredInterfaces, interface)
+    }
+}
+
+/// Why a path is not satisfied, NWPath style.
+public enum UnsatisfiedReason: String, Hashable, Sendable, CaseIterable {
+    /// No usable route: none, unreachable, blackhole, or the link is down.
+    case notAvailable
+    /// A prohibit route or rule for this uid or mark.
+    case prohibited
+    /// Only WWAN leads there, and the policy refuses it.
+    case wwanDenied
+    /// The link needs authentication or a captive portal's consent.
+    case interventionRequired
+
+    /// nil when the path is satisfied (or can be, automatically).
+    public init?(verdict: RouteVerdict?, flags: ReachabilityFlags, allowsWWAN: Bool) {
+        if verdict == .prohibit {
+            self = .prohibited
+        } else if flags.isNetworkReachable {
+            guard flags.contains(.isWWAN) && !allowsWWAN else { return nil }
+            self = .wwanDenied
+        } else if flags.contains(.reachable) && flags.contains(.interventionRequired) {
+            self = .interventionRequired
+        } else {
+            self = .notAvailable
+        }
+    }
+}
