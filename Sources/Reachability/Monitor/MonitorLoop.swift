@@ -19,10 +19,8 @@ final class MonitorLoop: @unchecked Sendable {
         /// host names are resolved again.
         var network = false
 
-        var all: Bool {
-            get { v4 && v6 }
-            set { v4 = newValue; v6 = newValue }
-        }
+        /// Every target is evaluated again (a link changed, events were lost).
+        mutating func markAll() { v4 = true; v6 = true }
         var isEmpty: Bool { !v4 && !v6 && targets.isEmpty }
     }
 
@@ -104,8 +102,8 @@ final class MonitorLoop: @unchecked Sendable {
         }
         // Initial states: addresses and the internet now, host names when resolved.
         var dirty = Dirty()
-        dirty.all = true
-        for index in watched.indices where isHost(index) { startResolution(index) }
+        dirty.markAll()
+        for index in watched.indices { startResolution(index) }   // host names only
         evaluate(dirty)
 
         while !core.stopRequested {
@@ -127,15 +125,12 @@ final class MonitorLoop: @unchecked Sendable {
             if !dirty.isEmpty {
                 let changed = evaluate(dirty)
                 if dirty.network || changed {
-                    for index in watched.indices where isHost(index) { startResolution(index) }
+                    for index in watched.indices { startResolution(index) }   // host names only
                 }
             }
         }
     }
 
-    private func isHost(_ index: Int) -> Bool {
-        if case .host = watched[index].target { return true } else { return false }
-    }
 
     // MARK: Events
 
@@ -156,7 +151,7 @@ final class MonitorLoop: @unchecked Sendable {
             let ready = creach_wait(socket.fd, -1, Int64(min(settle, limit - elapsed)))
             guard ready > 0 else { break }
         }
-        if events.link > 0 || events.malformed > 0 || overflows > 0 || unreadable > 0 { dirty.all = true }
+        if events.link > 0 || events.malformed > 0 || overflows > 0 || unreadable > 0 { dirty.markAll() }
         if events.addr4 > 0 || events.route4 > 0 || events.rule4 > 0 { dirty.v4 = true }
         if events.addr6 > 0 || events.route6 > 0 || events.rule6 > 0 { dirty.v6 = true }
         if events.link > 0 || events.addr4 > 0 || events.addr6 > 0 || events.rule4 > 0 || events.rule6 > 0
@@ -206,7 +201,7 @@ final class MonitorLoop: @unchecked Sendable {
     /// one (now, or after the retry interval), evaluate everything.
     private func failSocket(_ dirty: inout Dirty) {
         creach_nl_close(&socket)
-        dirty.all = true
+        dirty.markAll()
         dirty.network = true
         reopenSocket()
     }
@@ -243,7 +238,7 @@ final class MonitorLoop: @unchecked Sendable {
         let now = creach_monotonic_ns()
         if let reopenAt, reopenAt <= now {
             reopenSocket()
-            if socket.fd >= 0 { dirty.all = true; dirty.network = true }
+            if socket.fd >= 0 { dirty.markAll(); dirty.network = true }
         }
         for index in watched.indices {
             if let deadline = watched[index].resolveDeadline, deadline <= now {
