@@ -220,6 +220,118 @@ typedef struct {
 int creach_events_classify(const void *buf, size_t len, creach_events *ev);
 
 /* ------------------------------------------------------------------------ */
+/* Probe packets: pure builders and parsers (probe_parse.c). No I/O.         */
+
+/** The ICMP / ICMPv6 echo header: type, code, checksum, identifier, sequence. */
+#define CREACH_ICMP_ECHO_HDRLEN 8
+
+/**
+ * creach_icmp_echo_build - an echo request for @family (AF_INET: ICMP type 8;
+ * AF_INET6: ICMPv6 type 128) with identifier @id and sequence @seq (network
+ * byte order on the wire), followed by @payload_len bytes of @payload.
+ * For AF_INET the checksum is computed; for AF_INET6 it is left 0 (the
+ * kernel fills in the ICMPv6 checksum, which covers a pseudo-header).
+ * Returns the packet's length, or -1 with errno EINVAL (bad family, NULL
+ * buffer with a length) or EMSGSIZE (@buflen too small).
+ */
+int creach_icmp_echo_build(uint8_t family, uint16_t id, uint16_t seq, const void *payload, size_t payload_len,
+                           void *buf, size_t buflen);
+
+/** What creach_icmp_parse found in one received datagram. */
+typedef struct {
+    uint8_t type;           /* ICMP(v6) type of the datagram */
+    uint8_t code;
+    uint8_t is_echo_reply;  /* an echo reply (type 0 / 129): id and seq are its own */
+    uint8_t is_error;       /* destination unreachable, time exceeded, packet too big (v6),
+                               parameter problem, quoting an echo request: id and seq
+                               are those of the quoted request */
+    uint16_t id;            /* host byte order */
+    uint16_t seq;           /* host byte order */
+} creach_icmp_info;
+
+/**
+ * creach_icmp_parse - read one datagram of an ICMP socket.
+ * @family: AF_INET or AF_INET6
+ * @has_ip_header: 1 when the datagram starts with the IPv4 header (a raw
+ *   IPv4 socket); its IHL is checked to lie within the datagram. ICMPv6 and
+ *   datagram sockets deliver the ICMP message alone (0).
+ * An error message must quote the original IP header (IPv4: its IHL is
+ * checked; IPv6: the fixed 40 bytes) and at least the 8-byte echo header of
+ * an echo request; otherwise is_error stays 0.
+ * Returns 1 when the datagram is an echo reply or an error quoting an echo
+ * request (see the out fields), 0 for any other ICMP message (an echo
+ * request, a router advertisement, an error about something else), or -1
+ * with errno EBADMSG when it is too short for what its headers announce.
+ */
+int creach_icmp_parse(uint8_t family, int has_ip_header, const void *buf, size_t len, creach_icmp_info *out);
+
+/**
+ * creach_http_build_request - "GET @path HTTP/1.1" with Host: @host, a
+ * User-Agent, an Accept of any type and "Connection: close", ending in the blank line.
+ * @host: host[:port] as sent (1..255 bytes of visible ASCII, no space or '/')
+ * @path: starts with '/', visible ASCII only (no space, CR, LF or control)
+ * Returns the request's length (not NUL-terminated), or -1 with errno
+ * EINVAL (bad host or path) or EMSGSIZE (@buflen too small).
+ */
+int creach_http_build_request(const char *host, const char *path, void *buf, size_t buflen);
+
+/**
+ * creach_http_parse_head - the status of an HTTP/1.x response head.
+ * Strict: the status line is exactly "HTTP/1.0 " or "HTTP/1.1 ", three
+ * digits 100..599, then SP and a reason of visible ASCII, SP or HTAB (may be
+ * empty), then CRLF; every header line is a token (RFC 9110 tchar), ':',
+ * a value of visible ASCII, SP, HTAB or bytes >= 0x80, CRLF; no obsolete line
+ * folding, no bare LF or CR, no NUL; the head ends at the first empty line.
+ * @status: out, the status code
+ * @head_len: out, bytes of the head including the final CRLF CRLF
+ * Returns 1 with a complete, valid head; 0 when the bytes so far are a valid
+ * prefix of a head (read more); -1 with errno EBADMSG when they can never
+ * become a valid head.
+ */
+int creach_http_parse_head(const void *buf, size_t len, int *status, size_t *head_len);
+
+/** DNS types the probe asks for. */
+#define CREACH_DNS_TYPE_A    1
+#define CREACH_DNS_TYPE_AAAA 28
+
+/**
+ * creach_dns_build_query - a standard query (RD set, one question, class IN)
+ * for @name (dotted; one trailing dot allowed; labels 1..63 bytes of
+ * letters, digits, '-' or '_'; at most 253 bytes) and @qtype, with @id.
+ * Returns the query's length, or -1 with errno EINVAL (bad name) or EMSGSIZE.
+ */
+int creach_dns_build_query(uint16_t id, const char *name, uint16_t qtype, void *buf, size_t buflen);
+
+/** What creach_dns_parse_response found. */
+typedef struct {
+    uint8_t rcode;          /* 0 NOERROR, 2 SERVFAIL, 3 NXDOMAIN, ... */
+    uint8_t truncated;      /* TC bit */
+    uint16_t answers;       /* answer records of the asked type and class IN with the right length (4 or 16) */
+    uint8_t first[16];      /* the first such address (4 or 16 bytes used) */
+} creach_dns_result;
+
+/**
+ * creach_dns_parse_response - check a response against the query it answers.
+ * It must carry @id, QR set, opcode 0, exactly one question equal to @name
+ * (case-insensitive, trailing dot ignored) with @qtype and class IN. Names in
+ * answers may use compression pointers, which must point backwards into the
+ * message (no loops). Records of other types (a CNAME chain) are skipped.
+ * Returns 1 when it is the response to this query (see @out; rcode may be an
+ * error), 0 when it is a well-formed message for another query (other id,
+ * name or type: ignore it), -1 with errno EBADMSG when it is malformed.
+ */
+int creach_dns_parse_response(const void *buf, size_t len, uint16_t id, const char *name, uint16_t qtype,
+                              creach_dns_result *out);
+
+/**
+ * creach_parse_id_range - the two numbers of a "LOW\tHIGH\n" proc file such
+ * as net.ipv4.ping_group_range (decimal, separated by blanks, optional
+ * trailing newline, each at most 4294967295).
+ * Returns 0, or -1 with errno EINVAL.
+ */
+int creach_parse_id_range(const char *text, size_t len, uint32_t *low, uint32_t *high);
+
+/* ------------------------------------------------------------------------ */
 /* NETLINK_ROUTE socket                                                      */
 
 /**
@@ -331,6 +443,115 @@ int creach_wait(int nl_fd, int wake_fd, int64_t timeout_ns);
 
 /** creach_monotonic_ns - CLOCK_MONOTONIC in nanoseconds (the clock of change time stamps). */
 uint64_t creach_monotonic_ns(void);
+
+/* ------------------------------------------------------------------------ */
+/* Probe sockets (probe_socket.c): one exchange each, bounded by a deadline  */
+
+/** Socket kinds for creach_probe_socket. */
+#define CREACH_PROBE_ICMP_RAW   1   /* SOCK_RAW, IPPROTO_ICMP / IPPROTO_ICMPV6: needs CAP_NET_RAW */
+#define CREACH_PROBE_ICMP_DGRAM 2   /* SOCK_DGRAM ICMP ("ping socket"): needs the gid in ping_group_range */
+#define CREACH_PROBE_TCP        3   /* SOCK_STREAM: TCP connect, HTTP */
+#define CREACH_PROBE_UDP        4   /* SOCK_DGRAM UDP: DNS */
+
+/** creach_probe_target - where a probe goes and how it leaves. */
+typedef struct {
+    uint8_t family;         /* AF_INET or AF_INET6 */
+    uint8_t has_src;        /* bind to src before sending */
+    uint8_t has_mark;       /* SO_MARK (needs CAP_NET_ADMIN) */
+    uint8_t reserved;
+    uint16_t port;          /* destination port, host byte order (TCP, HTTP, DNS) */
+    uint16_t reserved2;
+    uint32_t mark;
+    uint32_t scope_id;      /* IPv6 link-local destinations: the interface index */
+    uint8_t dst[16];
+    uint8_t src[16];
+    char ifname[CREACH_IFNAMSIZ]; /* SO_BINDTODEVICE when not "" */
+} creach_probe_target;
+
+/**
+ * creach_probe_result - the outcome of one probe. As with route lookups, an
+ * unanswered probe is an answer, not a failure of the call.
+ */
+typedef struct {
+    int32_t error;          /* 0: answered as the method expects; else the positive errno of the
+                               outcome: ETIMEDOUT (no answer), ECONNREFUSED (TCP reset, UDP port
+                               unreachable), EHOSTUNREACH / ENETUNREACH (an ICMP error or no route),
+                               EACCES (prohibit route), EBADMSG (an answer that does not parse),
+                               ECANCELED (@wake_fd signalled) */
+    uint8_t icmp_type;      /* an ICMP error's type and code (raw sockets), else 0 */
+    uint8_t icmp_code;
+    uint8_t reserved[2];
+    int32_t http_status;    /* HTTP: the response's status code, 0 when none was read */
+    uint32_t ignored;       /* datagrams received that were not the answer */
+    uint64_t rtt_ns;        /* from sending to the answer (or to the error), 0 on timeout */
+} creach_probe_result;
+
+/**
+ * creach_probe_socket - a non-blocking, close-on-exec socket of @kind for
+ * @t's family, created inside the namespace @netns_fd (-1: this thread's),
+ * bound to @t's interface (SO_BINDTODEVICE), mark (SO_MARK) and source.
+ * Returns the fd, or -1 with errno: EPERM / EACCES (a raw socket without
+ * CAP_NET_RAW, a ping socket outside ping_group_range, SO_MARK without
+ * CAP_NET_ADMIN), ENODEV (no such interface), EADDRNOTAVAIL (source not
+ * local), EINVAL (bad kind or family).
+ */
+int creach_probe_socket(int netns_fd, const creach_probe_target *t, int kind);
+
+/**
+ * creach_probe_icmp - send one echo request (@id, @seq, @payload_len bytes
+ * of pattern) on @fd, a CREACH_PROBE_ICMP_RAW or _DGRAM socket of @kind, and
+ * wait until @timeout_ns for its reply. On a raw socket replies are matched
+ * by id and seq (every ICMP message of the namespace arrives there) and an
+ * ICMP error quoting the request ends the wait with EHOSTUNREACH or
+ * ENETUNREACH; a datagram socket gets only its own replies (the kernel sets
+ * the id), matched by seq. @buf (at least 256 bytes) receives datagrams.
+ * @wake_fd: an eventfd (creach_wakeup_open) that cancels the wait, or -1.
+ * Returns 0 with *out filled, or -1 with errno EINVAL for bad arguments.
+ */
+int creach_probe_icmp(int fd, int kind, const creach_probe_target *t, uint16_t id, uint16_t seq,
+                      size_t payload_len, int64_t timeout_ns, int wake_fd, void *buf, size_t buflen,
+                      creach_probe_result *out);
+
+/**
+ * creach_probe_tcp - connect @fd (CREACH_PROBE_TCP) to @t and wait until
+ * @timeout_ns. error 0: connected; ECONNREFUSED: the host answered with a
+ * reset. The socket is left connected for the caller (HTTP) or to close.
+ * Returns 0 with *out filled, or -1 with errno EINVAL.
+ */
+int creach_probe_tcp(int fd, const creach_probe_target *t, int64_t timeout_ns, int wake_fd,
+                     creach_probe_result *out);
+
+/**
+ * creach_probe_http - connect @fd (CREACH_PROBE_TCP) to @t, send @request
+ * (creach_http_build_request) and read the response head into @buf until it
+ * is complete (creach_http_parse_head), the peer closes, or @timeout_ns
+ * (for the whole exchange) passes. error 0 with http_status set: a valid
+ * head; EBADMSG: an answer that is not a valid HTTP/1.x head, one longer
+ * than @buflen, or one cut short by the peer; ECONNRESET: the peer closed
+ * without a byte; ETIMEDOUT, ECONNREFUSED, ... as creach_probe_tcp.
+ * Returns 0 with *out filled, or -1 with errno EINVAL.
+ */
+int creach_probe_http(int fd, const creach_probe_target *t, const void *request, size_t request_len,
+                      int64_t timeout_ns, int wake_fd, void *buf, size_t buflen, creach_probe_result *out);
+
+/**
+ * creach_probe_dns - send @query (creach_dns_build_query with @id, @name,
+ * @qtype) on @fd (CREACH_PROBE_UDP) to the server @t and wait until
+ * @timeout_ns for its response; responses to other queries are ignored.
+ * error 0: a response (its rcode, answers and first address in *dns);
+ * ECONNREFUSED: no server listens there; EBADMSG: a malformed response.
+ * Returns 0 with *out filled, or -1 with errno EINVAL.
+ */
+int creach_probe_dns(int fd, const creach_probe_target *t, const void *query, size_t query_len, uint16_t id,
+                     const char *name, uint16_t qtype, int64_t timeout_ns, int wake_fd, void *buf, size_t buflen,
+                     creach_probe_result *out, creach_dns_result *dns);
+
+/**
+ * creach_ping_group_range - net.ipv4.ping_group_range of the namespace
+ * @netns_fd (-1: this thread's; the file is per namespace and applies to
+ * ICMPv6 ping sockets too). Returns 0, or -1 with errno.
+ */
+int creach_ping_group_range(int netns_fd, uint32_t *low, uint32_t *high);
 
 /* ------------------------------------------------------------------------ */
 /* Namespaces, sysfs, capabilities                                           */

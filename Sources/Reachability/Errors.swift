@@ -62,6 +62,8 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
     case resolutionTimedOut(host: String)
     /// A monitor configuration value out of range (a negative time, an empty buffer).
     case invalidConfiguration(String, reason: String)
+    /// A probe method or URL that cannot be used (`tcp:0`, `https://`, a bad host).
+    case invalidProbe(String, reason: String)
     /// A system call or kernel exchange failed.
     case system(operation: String, errno: Errno)
 
@@ -79,6 +81,7 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
         case let .resolutionFailed(host, reason): return "cannot resolve '\(host)': \(reason)"
         case let .resolutionTimedOut(host): return "resolving '\(host)' timed out"
         case let .invalidConfiguration(name, reason): return "invalid \(name): \(reason)"
+        case let .invalidProbe(text, reason): return "invalid probe '\(text)': \(reason)"
         case let .system(operation, errno): return "\(operation): \(errno)"
         }
     }

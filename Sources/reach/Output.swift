@@ -17,6 +17,11 @@ func jsonFields(of answer: AddressEvaluation?) -> [(String, JSON)] {
         ("status", .string(status.description)),
         ("networkStatus", .string(NetworkStatus(flags: flags).rawValue)),
         ("pathStatus", .string(PathStatus(flags: flags).rawValue)),
+        ("accessibility", .string((answer?.accessibility ?? .unknown).description)),
+        ("mask", .string((answer?.mask ?? .unavailable).description)),
+        ("maskBits", .int(Int64((answer?.mask ?? .unavailable).rawValue))),
+        ("isExpensive", .bool(answer?.isExpensive ?? false)),
+        ("unsatisfiedReason", .optional(answer == nil ? UnsatisfiedReason.notAvailable.rawValue : answer?.unsatisfiedReason?.rawValue)),
         ("flags", .int(Int64(flags.rawValue))),
         ("flagNames", .array(flags.names.map(JSON.string))),
         ("flagString", .string(flags.description)),
@@ -45,6 +50,7 @@ extension AddressEvaluation {
         }
         parts.append("route \(route.verdict.rawValue)")
         if let errno = route.errno { parts.append("(\(errno))") } else { parts.append("table \(route.table)") }
+        if accessibility != .accessible && accessibility != .unknown { parts.append(accessibility.description) }
         return parts.joined(separator: "  ")
     }
 }

@@ -15,7 +15,7 @@ struct Reach: AsyncParsableCommand {
             Exit status: 0 every target reachable, 1 some target not reachable, \
             2 bad input or the kernel could not be asked.
             """,
-        subcommands: [Overview.self, Check.self, Watch.self, Wait.self],
+        subcommands: [Overview.self, Check.self, Watch.self, Wait.self, Probe.self, Track.self],
         defaultSubcommand: Overview.self
     )
 
@@ -60,23 +60,67 @@ struct KernelOptions: ParsableArguments {
     @Flag(help: "One JSON object per line.")
     var json = false
 
+    @OptionGroup(title: "Policy") var policy: PolicyArguments
+
     func makeEvaluator() throws -> ReachabilityEvaluator {
-        try ReachabilityEvaluator(namespace: parsedNamespace(), kindOverrides: parsedKinds())
+        try ReachabilityEvaluator(namespace: parsedNamespace(), kindOverrides: parsedKinds(), policy: policy.policy(),
+                                  radio: policy.radioSource())
+    }
+
+    func makeProber() throws -> Prober {
+        try Prober(namespace: parsedNamespace())
     }
 
     func makeMonitor(_ targets: [Target], options: LookupOptions, resolveTimeout: Int) throws -> ReachabilityMonitor {
         var configuration = ReachabilityMonitor.Configuration()
         configuration.resolveTimeout = .seconds(resolveTimeout)
         return try ReachabilityMonitor(targets: targets, options: options, namespace: parsedNamespace(),
-                                       kindOverrides: parsedKinds(), configuration: configuration)
+                                       kindOverrides: parsedKinds(), policy: policy.policy(), radio: policy.radioSource(),
+                                       configuration: configuration)
     }
 
     private func parsedKinds() throws -> [InterfaceKindOverride] {
         try kinds.map { (text) throws(ReachabilityError) in try InterfaceKindOverride(parsing: text) }
     }
 
-    private func parsedNamespace() throws -> NetworkNamespace {
+    func parsedNamespace() throws -> NetworkNamespace {
         try namespace.map { (text) throws(ReachabilityError) in try NetworkNamespace(parsing: text) } ?? .current
+    }
+}
+
+/// What the application allows, and how it treats its interfaces.
+struct PolicyArguments: ParsableArguments {
+    @Option(name: .customLong("allow-wwan"), help: "Whether WWAN (cellular) may be used: true or false. Refused WWAN is 'restricted.wwanRefused'.")
+    var allowWWAN: Bool = true
+
+    @Option(name: .customLong("on-demand"), help: ArgumentHelp("Interfaces (glob) brought up on demand: connectionOnDemand; repeatable.", valueName: "GLOB"))
+    var onDemand: [String] = []
+
+    @Option(name: .customLong("on-traffic"), help: ArgumentHelp("Interfaces (glob) brought up by traffic: connectionOnTraffic; repeatable.", valueName: "GLOB"))
+    var onTraffic: [String] = []
+
+    @Option(help: ArgumentHelp("Interfaces (glob) that cost per byte, besides WWAN: isExpensive; repeatable.", valueName: "GLOB"))
+    var metered: [String] = []
+
+    @Option(help: ArgumentHelp("The radio technology of a WWAN interface (GPRS, EDGE, UMTS, HSPA, LTE, NR ...) for the mask's 2G...5G bits; repeatable.", valueName: "IF=TECH"))
+    var radio: [String] = []
+
+    func policy() -> ReachabilityPolicy {
+        ReachabilityPolicy(allowsWWAN: allowWWAN, onDemandInterfaces: onDemand, onTrafficInterfaces: onTraffic,
+                           meteredInterfaces: metered)
+    }
+
+    func radioSource() throws -> RadioSource {
+        var technologies: [String: RadioTechnology] = [:]
+        for text in radio {
+            guard let equals = text.firstIndex(of: "="), let technology = RadioTechnology(parsing: String(text[text.index(after: equals)...])) else {
+                throw ValidationError("--radio takes IF=TECH with TECH one of GSM, GPRS, EDGE, UMTS, HSPA, HSPA+, LTE, NR ..., not '\(text)'")
+            }
+            let name = String(text[..<equals])
+            try LookupOptions.validateInterfaceName(name)
+            technologies[name] = technology
+        }
+        return RadioSource(technologies)
     }
 }
 

@@ -113,12 +113,15 @@ extension ReachabilityChange {
 
     /// `12.345678  initial  10.1.0.2  reachable.wired  ...`
     var humanLines: [String] {
-        let seconds = timeNanoseconds / 1_000_000_000
-        let micros = String(timeNanoseconds / 1000 % 1_000_000)
-        let stamp = "\(seconds).\(String(repeating: "0", count: 6 - micros.count))\(micros)"
         let lines = evaluation.humanLines
-        return ["\(stamp)  \(isInitial ? "initial" : "changed")  \(lines.first ?? "")"] + lines.dropFirst()
+        return ["\(monotonicStamp(timeNanoseconds))  \(isInitial ? "initial" : "changed")  \(lines.first ?? "")"] + lines.dropFirst()
     }
+}
+
+/// CLOCK_MONOTONIC nanoseconds as seconds with six decimals: `12.345678`.
+func monotonicStamp(_ nanoseconds: UInt64) -> String {
+    let micros = String(nanoseconds / 1000 % 1_000_000)
+    return "\(nanoseconds / 1_000_000_000).\(String(repeating: "0", count: 6 - micros.count))\(micros)"
 }
 
 /// One line, flushed at once: watchers read `reach watch` through pipes.

@@ -2,6 +2,8 @@
 // composite masks to test against. Pure and allocation-free: derived from the
 // status table, the policy's WWAN switch and the radio generation.
 
+import Synchronization
+
 /// The generation of a cellular link's radio access technology.
 public enum RadioGeneration: Int, Hashable, Sendable, CaseIterable {
     case g2 = 2, g3, g4, g5
@@ -95,5 +97,25 @@ public struct ReachabilityMask: OptionSet, Hashable, Sendable, CustomStringConve
             (.wwanUnknownGeneration, "wwanUnknownGeneration"), (.other, "other"),
         ]
         return names.filter { contains($0.0) }.map(\.1).joined(separator: "|")
+    }
+}
+
+/// The radio technology of each WWAN link, as the application or its modem
+/// driver sets it (the kernel does not know it). Shared by an evaluator and
+/// the monitors that use it; safe from any thread.
+public final class RadioSource: Sendable {
+    private let technologies: Mutex<[String: RadioTechnology]>
+
+    public init(_ technologies: [String: RadioTechnology] = [:]) {
+        self.technologies = Mutex(technologies)
+    }
+
+    /// Sets (or, with nil, forgets) the technology of `interface`.
+    public func set(_ technology: RadioTechnology?, for interface: String) {
+        technologies.withLock { $0[interface] = technology }
+    }
+
+    public func technology(for interface: String) -> RadioTechnology? {
+        technologies.withLock { $0[interface] }
     }
 }

@@ -7,6 +7,20 @@ public struct AddressEvaluation: Hashable, Sendable {
     public let link: LinkState?
     /// The output link's kind, nil when the lookup was refused.
     public let interfaceKind: InterfaceKind?
+    /// The SLReachability-style situation, under the evaluator's policy and radio source.
+    public let mask: ReachabilityMask
+    /// Whether this process may use the path, under the evaluator's policy (no probe ran).
+    public let accessibility: Accessibility
+    /// NWPath's `isExpensive`: WWAN, or an interface the policy marks metered.
+    public let isExpensive: Bool
+    /// NWPath's unsatisfied reason; nil when the path is satisfied.
+    public let unsatisfiedReason: UnsatisfiedReason?
+
+    /// Accessibility once an active probe has spoken (`Prober`): a captive
+    /// portal or a failed probe over a routed, allowed link changes the answer.
+    public func accessibility(probe: ProbeVerdict, allowsWWAN: Bool) -> Accessibility {
+        Accessibility(verdict: route.verdict, flags: flags, allowsWWAN: allowsWWAN, probe: probe)
+    }
 
     public var status: ReachabilityStatus { ReachabilityStatus(flags: flags, kind: interfaceKind ?? .other) }
     public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
@@ -37,4 +51,10 @@ public struct TargetEvaluation: Hashable, Sendable {
     public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
     public var pathStatus: PathStatus { PathStatus(flags: flags) }
     public var isReachable: Bool { status.isReachable }
+    /// The primary address's mask; `unavailable` without an answer.
+    public var mask: ReachabilityMask { primary?.mask ?? .unavailable }
+    /// The primary address's accessibility; `unknown` without an answer.
+    public var accessibility: Accessibility { primary?.accessibility ?? .unknown }
+    public var isExpensive: Bool { primary?.isExpensive ?? false }
+    public var unsatisfiedReason: UnsatisfiedReason? { primary.map { $0.unsatisfiedReason } ?? .notAvailable }
 }

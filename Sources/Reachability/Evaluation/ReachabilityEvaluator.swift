@@ -14,6 +14,11 @@ import Glibc
 public final class ReachabilityEvaluator: Sendable {
     public let namespace: NetworkNamespace
     public let kindOverrides: [InterfaceKindOverride]
+    /// What the application allows (WWAN) and how it treats its interfaces
+    /// (on demand, on traffic, metered): the policy part of flags, mask and accessibility.
+    public let policy: ReachabilityPolicy
+    /// The radio technology of WWAN links, for the mask's 2G ... 5G bits.
+    public let radio: RadioSource
 
     private struct CachedKind {
         var name: String
@@ -36,18 +41,13 @@ public final class ReachabilityEvaluator: Sendable {
     /// Opens a netlink socket (and sysfs) in `namespace`.
     /// - Throws: `.unknownNamespace`, or `.system` when the socket cannot be opened
     ///   (entering another namespace needs `CAP_SYS_ADMIN`).
-    public init(namespace: NetworkNamespace = .current, kindOverrides: [InterfaceKindOverride] = []) throws(ReachabilityError) {
+    public init(namespace: NetworkNamespace = .current, kindOverrides: [InterfaceKindOverride] = [],
+                policy: ReachabilityPolicy = ReachabilityPolicy(), radio: RadioSource = RadioSource()) throws(ReachabilityError) {
         self.namespace = namespace
         self.kindOverrides = kindOverrides
-        var fd: Int32 = -1
-        if let argument = namespace.argument {
-            fd = creach_netns_open(argument)
-            if fd < 0 {
-                let error = Errno.current
-                if error == .noSuchFileOrDirectory || error.rawValue == ENOTDIR { throw .unknownNamespace(argument) }
-                throw .system(operation: "open network namespace \(argument)", errno: error)
-            }
-        }
+        self.policy = policy
+        self.radio = radio
+        let fd = try namespace.open()
         var netlink = creach_nl()
         if creach_nl_open(&netlink, 0, fd) != 0 {
             let error = Errno.current
@@ -78,17 +78,33 @@ public final class ReachabilityEvaluator: Sendable {
         try session.withLock { (session) throws(ReachabilityError) -> AddressEvaluation in
             let route = try lookupRoute(address, options: options, in: &session)
             guard route.verdict.isUsable, let index = route.interfaceIndex else {
-                return AddressEvaluation(address: address, flags: ReachabilityFlags(route: route, link: nil, kind: nil),
-                                         route: route, link: nil, interfaceKind: nil)
+                return decide(address, flags: ReachabilityFlags(route: route, link: nil, kind: nil), route: route,
+                              link: nil, kind: nil)
             }
             guard let link = try link(index: index, in: &session) else {
                 // The link went away between the two answers: nothing leaves by it.
-                return AddressEvaluation(address: address, flags: [], route: route, link: nil, interfaceKind: nil)
+                return decide(address, flags: [], route: route, link: nil, kind: nil)
             }
             let kind = kind(of: link, in: &session)
-            return AddressEvaluation(address: address, flags: ReachabilityFlags(route: route, link: link, kind: kind),
-                                     route: route, link: link, interfaceKind: kind)
+            return decide(address, flags: ReachabilityFlags(route: route, link: link, kind: kind), route: route,
+                          link: link, kind: kind)
         }
+    }
+
+    /// The decision tables over the kernel's facts: the policy's flags, then
+    /// mask, accessibility, cost and unsatisfied reason.
+    private func decide(_ address: IPAddress, flags kernelFlags: ReachabilityFlags, route: RouteLookup, link: LinkState?,
+                        kind: InterfaceKind?) -> AddressEvaluation {
+        let name = link?.name
+        let flags = policy.flags(kernelFlags, interface: name)
+        let generation = kind == .wwan ? name.flatMap { radio.technology(for: $0)?.generation } : nil
+        return AddressEvaluation(
+            address: address, flags: flags, route: route, link: link, interfaceKind: kind,
+            mask: ReachabilityMask(flags: flags, kind: kind ?? .other, allowsWWAN: policy.allowsWWAN, radio: generation),
+            accessibility: Accessibility(verdict: route.verdict, flags: flags, allowsWWAN: policy.allowsWWAN,
+                                         probe: .notProbed),
+            isExpensive: policy.isExpensive(flags: flags, kind: kind, interface: name),
+            unsatisfiedReason: UnsatisfiedReason(verdict: route.verdict, flags: flags, allowsWWAN: policy.allowsWWAN))
     }
 
     /// Evaluates a target. A host name is resolved on a thread of its own (from

@@ -1,3 +1,8 @@
+internal import CReachability
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Which network namespace to ask: this process's, or another one, by name
 /// (`/run/netns/NAME`, as `ip netns` makes them) or by path
 /// (`/proc/PID/ns/net`). Opening another namespace needs `CAP_SYS_ADMIN`;
@@ -30,4 +35,16 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { argument ?? "current" }
+
+    /// An fd of the namespace (O_CLOEXEC) for the caller to close; -1 for `.current`.
+    func open() throws(ReachabilityError) -> Int32 {
+        guard let argument else { return -1 }
+        let fd = creach_netns_open(argument)
+        guard fd >= 0 else {
+            let error = Errno.current
+            if error == .noSuchFileOrDirectory || error.rawValue == ENOTDIR { throw .unknownNamespace(argument) }
+            throw .system(operation: "open network namespace \(argument)", errno: error)
+        }
+        return fd
+    }
 }

@@ -352,8 +352,8 @@ final class MonitorLoop: @unchecked Sendable {
     }
 }
 
-/// What must differ for a change to be emitted: the status, flags and
-/// interface of the target's primary address, and for each address family
+/// What must differ for a change to be emitted: the status, flags,
+/// interface, mask and accessibility of the target's primary address, and for each address family
 /// whether it is reachable and by which interface (so the IPv6 half of
 /// `internet` going away is a change, while a host name's addresses
 /// rotating over the same interface is not).
@@ -367,6 +367,8 @@ struct ResultKey: Equatable {
     let flags: ReachabilityFlags
     let interfaceIndex: Int32?
     let interfaceName: String?
+    let mask: ReachabilityMask
+    let accessibility: Accessibility
     let families: Set<FamilyResult>
     let failed: Bool
 
@@ -375,6 +377,8 @@ struct ResultKey: Equatable {
         flags = evaluation.flags
         interfaceIndex = evaluation.primary?.link?.index
         interfaceName = evaluation.primary?.link?.name
+        mask = evaluation.mask
+        accessibility = evaluation.accessibility
         families = Set(evaluation.addresses.map {
             FamilyResult(family: $0.address.family, reachable: $0.status.isReachable, interfaceIndex: $0.link?.index)
         })

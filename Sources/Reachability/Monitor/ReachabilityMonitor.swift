@@ -59,7 +59,8 @@ public final class ReachabilityMonitor: Sendable {
     /// - Throws: `.unknownNamespace`, `.invalidInterfaceName`, `.invalidConfiguration`, or `.system`
     ///   when the namespace's sockets cannot be opened.
     public init(targets: [Target], options: LookupOptions = LookupOptions(), namespace: NetworkNamespace = .current,
-                kindOverrides: [InterfaceKindOverride] = [], configuration: Configuration = Configuration()) throws(ReachabilityError) {
+                kindOverrides: [InterfaceKindOverride] = [], policy: ReachabilityPolicy = ReachabilityPolicy(),
+                radio: RadioSource = RadioSource(), configuration: Configuration = Configuration()) throws(ReachabilityError) {
         var unique: [Target] = []
         for target in targets where !unique.contains(target) { unique.append(target) }
         if let name = options.interface { try LookupOptions.validateInterfaceName(name) }
@@ -68,7 +69,8 @@ public final class ReachabilityMonitor: Sendable {
         self.options = options
         self.namespace = namespace
         self.configuration = configuration
-        let evaluator = try ReachabilityEvaluator(namespace: namespace, kindOverrides: kindOverrides)
+        let evaluator = try ReachabilityEvaluator(namespace: namespace, kindOverrides: kindOverrides, policy: policy,
+                                                  radio: radio)
         core = MonitorCore(targets: unique, options: options, evaluator: evaluator, configuration: configuration)
     }
 

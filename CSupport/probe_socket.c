@@ -1,0 +1,525 @@
+/*
+ * probe_socket.c - the sockets of active probes: ICMP echo (raw or ping
+ * socket), TCP connect, HTTP "expect 204" and a DNS query, each one
+ * exchange bounded by a deadline on CLOCK_MONOTONIC.
+ *
+ * Sockets are created inside the caller's network namespace by a helper
+ * thread (creach_netns_run), then bound to the interface, mark and source
+ * from the calling thread: a socket keeps the namespace it was made in.
+ * Packets are built and read by the pure functions of probe_parse.c into
+ * caller-owned buffers; nothing here allocates.
+ *
+ * Contract as for route lookups: what happened to the probe (no answer, a
+ * reset, an ICMP error, no route) is reported in creach_probe_result.error;
+ * -1 is returned only for arguments the call cannot work with.
+ */
+#include "creach_internal.h"
+
+#ifdef __linux__
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------ */
+/* Addresses and sockets                                                     */
+
+typedef union {
+    struct sockaddr sa;
+    struct sockaddr_in in4;
+    struct sockaddr_in6 in6;
+    struct sockaddr_storage storage;
+} creach_sockaddr;
+
+static int creach_target_valid(const creach_probe_target *t)
+{
+    return t != NULL && (t->family == AF_INET || t->family == AF_INET6) &&
+           memchr(t->ifname, '\0', sizeof(t->ifname)) != NULL;
+}
+
+static socklen_t creach_sockaddr_make(creach_sockaddr *sa, uint8_t family, const uint8_t *addr, uint16_t port,
+                                      uint32_t scope_id)
+{
+    memset(sa, 0, sizeof(*sa));
+    if (family == AF_INET) {
+        sa->in4.sin_family = AF_INET;
+        sa->in4.sin_port = htons(port);
+        memcpy(&sa->in4.sin_addr, addr, 4);
+        return sizeof(sa->in4);
+    }
+    sa->in6.sin6_family = AF_INET6;
+    sa->in6.sin6_port = htons(port);
+    sa->in6.sin6_scope_id = scope_id;
+    memcpy(&sa->in6.sin6_addr, addr, 16);
+    return sizeof(sa->in6);
+}
+
+/* Whether @sa (from recvfrom) is the address @addr of @family. */
+static int creach_sockaddr_is(const creach_sockaddr *sa, socklen_t len, uint8_t family, const uint8_t *addr)
+{
+    if (family == AF_INET)
+        return len >= sizeof(sa->in4) && sa->sa.sa_family == AF_INET && memcmp(&sa->in4.sin_addr, addr, 4) == 0;
+    return len >= sizeof(sa->in6) && sa->sa.sa_family == AF_INET6 && memcmp(&sa->in6.sin6_addr, addr, 16) == 0;
+}
+
+typedef struct {
+    int domain;
+    int type;
+    int protocol;
+} creach_socket_spec;
+
+static int creach_socket_create(void *arg)
+{
+    const creach_socket_spec *spec = arg;
+    return socket(spec->domain, spec->type | SOCK_NONBLOCK | SOCK_CLOEXEC, spec->protocol);
+}
+
+int creach_probe_socket(int netns_fd, const creach_probe_target *t, int kind)
+{
+    creach_socket_spec spec;
+    int fd, saved;
+
+    if (!creach_target_valid(t)) {
+        errno = EINVAL;
+        return -1;
+    }
+    spec.domain = t->family == AF_INET ? AF_INET : AF_INET6;
+    switch (kind) {
+    case CREACH_PROBE_ICMP_RAW:
+        spec.type = SOCK_RAW;
+        spec.protocol = t->family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
+        break;
+    case CREACH_PROBE_ICMP_DGRAM:
+        spec.type = SOCK_DGRAM;
+        spec.protocol = t->family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
+        break;
+    case CREACH_PROBE_TCP:
+        spec.type = SOCK_STREAM;
+        spec.protocol = IPPROTO_TCP;
+        break;
+    case CREACH_PROBE_UDP:
+        spec.type = SOCK_DGRAM;
+        spec.protocol = IPPROTO_UDP;
+        break;
+    default:
+        errno = EINVAL;
+        return -1;
+    }
+    fd = netns_fd >= 0 ? creach_netns_run(netns_fd, creach_socket_create, &spec) : creach_socket_create(&spec);
+    if (fd < 0)
+        return -1;
+    if (t->ifname[0] != '\0' &&
+        setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, t->ifname, (socklen_t)strlen(t->ifname)) < 0)
+        goto fail;
+    if (t->has_mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &t->mark, sizeof(t->mark)) < 0)
+        goto fail;
+    if (t->has_src) {
+        creach_sockaddr src;
+        socklen_t len = creach_sockaddr_make(&src, t->family, t->src, 0, t->scope_id);
+
+        if (bind(fd, &src.sa, len) < 0)
+            goto fail;
+    }
+    return fd;
+
+fail:
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Waiting                                                                   */
+
+enum {
+    CREACH_IO_TIMEOUT = 0,
+    CREACH_IO_CANCELED = -2,
+};
+
+/* Wait for @events on @fd until @deadline (CLOCK_MONOTONIC ns) or @wake_fd.
+ * Returns the revents of @fd (> 0), CREACH_IO_TIMEOUT, CREACH_IO_CANCELED,
+ * or -1 with errno. */
+static int creach_wait_io(int fd, short events, int wake_fd, uint64_t deadline)
+{
+    for (;;) {
+        struct pollfd fds[2] = {
+            { .fd = fd, .events = events, .revents = 0 },
+            { .fd = wake_fd, .events = POLLIN, .revents = 0 },
+        };
+        uint64_t now = creach_monotonic_ns();
+        struct timespec ts;
+        int r;
+
+        if (now >= deadline)
+            return CREACH_IO_TIMEOUT;
+        ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
+        ts.tv_nsec = (long)((deadline - now) % 1000000000u);
+        r = ppoll(fds, wake_fd >= 0 ? 2 : 1, &ts, NULL);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (wake_fd >= 0 && (fds[1].revents & POLLIN))
+            return CREACH_IO_CANCELED;
+        if (fds[0].revents & POLLNVAL) {
+            errno = EBADF;
+            return -1;
+        }
+        if (fds[0].revents != 0)
+            return fds[0].revents;
+    }
+}
+
+static uint64_t creach_deadline(int64_t timeout_ns)
+{
+    uint64_t now = creach_monotonic_ns();
+    return timeout_ns <= 0 ? now : now + (uint64_t)timeout_ns;
+}
+
+/* The pending error of a socket (SO_ERROR), or @fallback when none is set. */
+static int creach_socket_error(int fd, int fallback)
+{
+    int err = 0;
+    socklen_t len = sizeof(err);
+
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err == 0)
+        return fallback;
+    return err;
+}
+
+/* Finish *out for a wait that did not end in an answer. */
+static int creach_io_outcome(creach_probe_result *out, int waited, int error_if_timeout)
+{
+    if (waited == CREACH_IO_CANCELED)
+        out->error = ECANCELED;
+    else if (waited == CREACH_IO_TIMEOUT)
+        out->error = error_if_timeout;
+    else
+        out->error = errno;
+    return 0;
+}
+
+static void creach_result_init(creach_probe_result *out)
+{
+    memset(out, 0, sizeof(*out));
+}
+
+/* ------------------------------------------------------------------------ */
+/* ICMP echo                                                                 */
+
+/* The ICMP error of a raw socket, as the errno a connected socket would get. */
+static int32_t creach_icmp_error_errno(uint8_t family, const creach_icmp_info *info)
+{
+    if (family == AF_INET && info->type == 3 && info->code == 0)
+        return ENETUNREACH;             /* net unreachable */
+    if (family == AF_INET6 && info->type == 1 && info->code == 0)
+        return ENETUNREACH;             /* no route to destination */
+    return EHOSTUNREACH;
+}
+
+#define CREACH_ICMP_MAX_PAYLOAD 1024
+
+int creach_probe_icmp(int fd, int kind, const creach_probe_target *t, uint16_t id, uint16_t seq,
+                      size_t payload_len, int64_t timeout_ns, int wake_fd, void *buf, size_t buflen,
+                      creach_probe_result *out)
+{
+    uint8_t packet[CREACH_ICMP_ECHO_HDRLEN + CREACH_ICMP_MAX_PAYLOAD];
+    uint8_t payload[CREACH_ICMP_MAX_PAYLOAD];
+    creach_sockaddr dst;
+    socklen_t dstlen;
+    uint64_t start, deadline;
+    int has_ip_header, saw_malformed = 0, len;
+    size_t i;
+
+    if (fd < 0 || out == NULL || buf == NULL || buflen < 256 || !creach_target_valid(t) ||
+        (kind != CREACH_PROBE_ICMP_RAW && kind != CREACH_PROBE_ICMP_DGRAM) || payload_len > sizeof(payload)) {
+        errno = EINVAL;
+        return -1;
+    }
+    creach_result_init(out);
+    for (i = 0; i < payload_len; i++)
+        payload[i] = (uint8_t)(0x20 + i % 64);
+    len = creach_icmp_echo_build(t->family, id, seq, payload, payload_len, packet, sizeof(packet));
+    if (len < 0)
+        return -1;
+    has_ip_header = kind == CREACH_PROBE_ICMP_RAW && t->family == AF_INET;
+    dstlen = creach_sockaddr_make(&dst, t->family, t->dst, 0, t->scope_id);
+
+    start = creach_monotonic_ns();
+    deadline = creach_deadline(timeout_ns);
+    if (sendto(fd, packet, (size_t)len, MSG_NOSIGNAL, &dst.sa, dstlen) < 0) {
+        out->error = errno;         /* ENETUNREACH, EACCES (prohibit), EINVAL (blackhole), ... */
+        out->rtt_ns = creach_monotonic_ns() - start;
+        return 0;
+    }
+    for (;;) {
+        creach_sockaddr from;
+        socklen_t fromlen = sizeof(from);
+        creach_icmp_info info;
+        ssize_t n;
+        int waited = creach_wait_io(fd, POLLIN, wake_fd, deadline), parsed;
+
+        if (waited <= 0)
+            return creach_io_outcome(out, waited, saw_malformed ? EBADMSG : ETIMEDOUT);
+        n = recvfrom(fd, buf, buflen, MSG_TRUNC, &from.sa, &fromlen);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR)
+                continue;
+            out->error = errno;     /* a hard ICMP error on a ping socket */
+            out->rtt_ns = creach_monotonic_ns() - start;
+            return 0;
+        }
+        if ((size_t)n > buflen) {   /* longer than the buffer: not our echo */
+            out->ignored++;
+            continue;
+        }
+        parsed = creach_icmp_parse(t->family, has_ip_header, buf, (size_t)n, &info);
+        if (parsed < 0)
+            saw_malformed = 1;
+        if (parsed != 1 || info.seq != seq || (kind == CREACH_PROBE_ICMP_RAW && info.id != id) ||
+            (info.is_echo_reply && !creach_sockaddr_is(&from, fromlen, t->family, t->dst))) {
+            out->ignored++;
+            continue;
+        }
+        out->rtt_ns = creach_monotonic_ns() - start;
+        if (info.is_error) {
+            out->error = creach_icmp_error_errno(t->family, &info);
+            out->icmp_type = info.type;
+            out->icmp_code = info.code;
+        }
+        return 0;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* TCP connect and HTTP                                                      */
+
+/* Connect @fd, waiting until @deadline. Fills out->error (0 when connected)
+ * and out->rtt_ns. */
+static void creach_connect(int fd, const creach_probe_target *t, uint64_t start, uint64_t deadline, int wake_fd,
+                           creach_probe_result *out)
+{
+    creach_sockaddr dst;
+    socklen_t dstlen = creach_sockaddr_make(&dst, t->family, t->dst, t->port, t->scope_id);
+    int waited;
+
+    if (connect(fd, &dst.sa, dstlen) == 0) {
+        out->rtt_ns = creach_monotonic_ns() - start;
+        return;
+    }
+    if (errno != EINPROGRESS) {
+        out->error = errno;
+        out->rtt_ns = creach_monotonic_ns() - start;
+        return;
+    }
+    waited = creach_wait_io(fd, POLLOUT, wake_fd, deadline);
+    if (waited <= 0) {
+        creach_io_outcome(out, waited, ETIMEDOUT);
+        return;
+    }
+    out->error = creach_socket_error(fd, 0);
+    out->rtt_ns = creach_monotonic_ns() - start;
+}
+
+int creach_probe_tcp(int fd, const creach_probe_target *t, int64_t timeout_ns, int wake_fd, creach_probe_result *out)
+{
+    uint64_t start;
+
+    if (fd < 0 || out == NULL || !creach_target_valid(t)) {
+        errno = EINVAL;
+        return -1;
+    }
+    creach_result_init(out);
+    start = creach_monotonic_ns();
+    creach_connect(fd, t, start, creach_deadline(timeout_ns), wake_fd, out);
+    return 0;
+}
+
+int creach_probe_http(int fd, const creach_probe_target *t, const void *request, size_t request_len,
+                      int64_t timeout_ns, int wake_fd, void *buf, size_t buflen, creach_probe_result *out)
+{
+    const uint8_t *req = request;
+    size_t sent = 0, used = 0;
+    uint64_t start, deadline;
+
+    if (fd < 0 || out == NULL || !creach_target_valid(t) || request == NULL || request_len == 0 || buf == NULL ||
+        buflen == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    creach_result_init(out);
+    start = creach_monotonic_ns();
+    deadline = creach_deadline(timeout_ns);
+    creach_connect(fd, t, start, deadline, wake_fd, out);
+    if (out->error != 0)
+        return 0;
+
+    while (sent < request_len) {
+        ssize_t n = send(fd, req + sent, request_len - sent, MSG_NOSIGNAL);
+        int waited;
+
+        if (n >= 0) {
+            sent += (size_t)n;
+            continue;
+        }
+        if (errno != EAGAIN && errno != EINTR) {
+            out->error = errno;
+            return 0;
+        }
+        waited = creach_wait_io(fd, POLLOUT, wake_fd, deadline);
+        if (waited <= 0)
+            return creach_io_outcome(out, waited, ETIMEDOUT);
+    }
+
+    for (;;) {
+        size_t head_len = 0;
+        int status = 0, parsed, waited;
+        ssize_t n;
+
+        if (used == buflen) {           /* a head longer than the caller allows */
+            out->error = EBADMSG;
+            return 0;
+        }
+        n = recv(fd, (uint8_t *)buf + used, buflen - used, 0);
+        if (n == 0) {                   /* closed before a complete head */
+            out->error = used == 0 ? ECONNRESET : EBADMSG;
+            return 0;
+        }
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EINTR) {
+                out->error = errno;
+                return 0;
+            }
+            waited = creach_wait_io(fd, POLLIN, wake_fd, deadline);
+            if (waited <= 0)
+                return creach_io_outcome(out, waited, ETIMEDOUT);
+            continue;
+        }
+        used += (size_t)n;
+        parsed = creach_http_parse_head(buf, used, &status, &head_len);
+        if (parsed < 0) {
+            out->error = EBADMSG;
+            return 0;
+        }
+        if (parsed == 1) {
+            out->http_status = status;
+            out->rtt_ns = creach_monotonic_ns() - start;
+            return 0;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* DNS                                                                       */
+
+int creach_probe_dns(int fd, const creach_probe_target *t, const void *query, size_t query_len, uint16_t id,
+                     const char *name, uint16_t qtype, int64_t timeout_ns, int wake_fd, void *buf, size_t buflen,
+                     creach_probe_result *out, creach_dns_result *dns)
+{
+    creach_sockaddr dst;
+    socklen_t dstlen;
+    uint64_t start, deadline;
+    int saw_malformed = 0;
+
+    if (fd < 0 || out == NULL || dns == NULL || !creach_target_valid(t) || query == NULL || query_len == 0 ||
+        name == NULL || buf == NULL || buflen == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    creach_result_init(out);
+    memset(dns, 0, sizeof(*dns));
+    dstlen = creach_sockaddr_make(&dst, t->family, t->dst, t->port, t->scope_id);
+    start = creach_monotonic_ns();
+    deadline = creach_deadline(timeout_ns);
+    /* Connected, so that datagrams from elsewhere are not delivered and an
+     * ICMP port unreachable comes back as ECONNREFUSED. */
+    if (connect(fd, &dst.sa, dstlen) < 0 || send(fd, query, query_len, MSG_NOSIGNAL) < 0) {
+        out->error = errno;
+        out->rtt_ns = creach_monotonic_ns() - start;
+        return 0;
+    }
+    for (;;) {
+        int waited = creach_wait_io(fd, POLLIN, wake_fd, deadline), parsed;
+        ssize_t n;
+
+        if (waited <= 0)
+            return creach_io_outcome(out, waited, saw_malformed ? EBADMSG : ETIMEDOUT);
+        n = recv(fd, buf, buflen, MSG_TRUNC);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR)
+                continue;
+            out->error = errno;
+            out->rtt_ns = creach_monotonic_ns() - start;
+            return 0;
+        }
+        if ((size_t)n > buflen) {       /* truncated by our buffer: cannot be checked */
+            saw_malformed = 1;
+            out->ignored++;
+            continue;
+        }
+        parsed = creach_dns_parse_response(buf, (size_t)n, id, name, qtype, dns);
+        if (parsed != 1) {
+            saw_malformed |= parsed < 0;
+            out->ignored++;
+            continue;
+        }
+        out->rtt_ns = creach_monotonic_ns() - start;
+        return 0;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* ping_group_range                                                          */
+
+typedef struct {
+    uint32_t low;
+    uint32_t high;
+} creach_id_range;
+
+static int creach_ping_group_read(void *arg)
+{
+    creach_id_range *range = arg;
+    char text[64];
+    ssize_t n;
+    int fd = open("/proc/sys/net/ipv4/ping_group_range", O_RDONLY | O_CLOEXEC), saved;
+
+    if (fd < 0)
+        return -1;
+    do {
+        n = read(fd, text, sizeof(text));
+    } while (n < 0 && errno == EINTR);
+    saved = errno;
+    close(fd);
+    if (n < 0) {
+        errno = saved;
+        return -1;
+    }
+    return creach_parse_id_range(text, (size_t)n, &range->low, &range->high);
+}
+
+int creach_ping_group_range(int netns_fd, uint32_t *low, uint32_t *high)
+{
+    creach_id_range range = { 0, 0 };
+    int r;
+
+    if (low == NULL || high == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    r = netns_fd >= 0 ? creach_netns_run(netns_fd, creach_ping_group_read, &range) : creach_ping_group_read(&range);
+    if (r < 0)
+        return -1;
+    *low = range.low;
+    *high = range.high;
+    return 0;
+}
+
+#endif /* __linux__ */

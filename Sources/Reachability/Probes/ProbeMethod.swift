@@ -1,0 +1,305 @@
+// What an active probe asks and what it found: the methods, the options they
+// leave by, their outcomes, and the pure choice of an ICMP socket from what
+// the process may do. The sockets themselves are in Prober.swift.
+
+/// How to probe an address.
+public enum ProbeMethod: Hashable, Sendable, CustomStringConvertible {
+    /// ICMP echo: a raw socket with `CAP_NET_RAW`, else a ping socket when
+    /// `net.ipv4.ping_group_range` admits one of our groups, else a TCP connect
+    /// to `ProbeOptions.fallbackPort` (a reset counts as an answer: the host is there).
+    case icmp
+    /// A TCP connect to this port; only a completed handshake is an answer.
+    case tcp(port: UInt16)
+    /// An HTTP GET that expects `204 No Content`; any other answer, a redirect
+    /// included, is a captive portal.
+    case http(HTTPProbeURL)
+    /// A DNS query for `name` sent to the probed address (a DNS server);
+    /// answered when the response carries at least one address.
+    case dns(name: String, type: DNSRecordType)
+
+    /// `icmp`, `tcp:PORT`, `http`, `http:URL` (`http://HOST[:PORT]/PATH`, or
+    /// just `/PATH`), `dns`, `dns:NAME`. A `dns` without a name asks for
+    /// `defaultName`; `http` without a URL asks for `/generate_204`.
+    public init(parsing text: String, defaultName: String? = nil) throws(ReachabilityError) {
+        let (kind, argument) = text.firstIndex(of: ":").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) }
+            ?? (text, nil)
+        switch (kind, argument) {
+        case ("icmp", nil):
+            self = .icmp
+        case let ("tcp", port?):
+            guard let value = UInt16(port), value > 0 else { throw .invalidProbe(text, reason: "port must be 1...65535") }
+            self = .tcp(port: value)
+        case ("http", nil):
+            self = .http(HTTPProbeURL(host: nil, port: 80, path: "/generate_204"))
+        case let ("http", url?):
+            self = .http(try HTTPProbeURL(parsing: url))
+        case ("dns", let name):
+            guard let name = name ?? defaultName else { throw .invalidProbe(text, reason: "dns needs a name: dns:NAME") }
+            do { try Target.validateHostName(name) } catch { throw .invalidProbe(text, reason: "\(error)") }
+            self = .dns(name: name, type: .a)
+        default:
+            throw .invalidProbe(text, reason: "expected icmp, tcp:PORT, http[:URL] or dns[:NAME]")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .icmp: return "icmp"
+        case let .tcp(port): return "tcp:\(port)"
+        case let .http(url): return "http:\(url)"
+        case let .dns(name, type): return type == .a ? "dns:\(name)" : "dns:\(name)/\(type)"
+        }
+    }
+}
+
+/// The record a DNS probe asks for.
+public enum DNSRecordType: String, Hashable, Sendable {
+    case a = "A"
+    case aaaa = "AAAA"
+
+    var rawType: UInt16 { self == .a ? 1 : 28 }
+}
+
+/// An `http://` URL as the captive-portal check uses it: no TLS, no user
+/// info, no query beyond what the path carries. `host` nil means "the probed
+/// address" (the Host header then carries the address).
+public struct HTTPProbeURL: Hashable, Sendable, CustomStringConvertible {
+    public var host: String?
+    public var port: UInt16
+    public var path: String
+
+    public init(host: String?, port: UInt16 = 80, path: String = "/generate_204") {
+        self.host = host
+        self.port = port
+        self.path = path
+    }
+
+    /// `http://HOST[:PORT][/PATH]` or `/PATH`. HOST is a name, an IPv4
+    /// address or a bracketed IPv6 address.
+    public init(parsing text: String) throws(ReachabilityError) {
+        func bad(_ reason: String) -> ReachabilityError { .invalidProbe("http:\(text)", reason: reason) }
+        let visible = text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+        guard visible else { throw bad("URL must be visible ASCII without spaces") }
+        if text.hasPrefix("/") {
+            self.init(host: nil, port: 80, path: text)
+            return
+        }
+        guard text.lowercased().hasPrefix("http://") else {
+            throw bad(text.lowercased().hasPrefix("https://") ? "https is not supported (a portal check needs plain HTTP)"
+                                                              : "expected http://HOST[:PORT]/PATH or /PATH")
+        }
+        let rest = text.dropFirst("http://".count)
+        let authority = rest.prefix { $0 != "/" }
+        let path = rest.dropFirst(authority.count)
+        guard !authority.isEmpty, !authority.contains("@") else { throw bad("missing or unsupported host") }
+        var host = Substring(authority)
+        var port: UInt16 = 80
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { throw bad("unclosed '['") }
+            let after = host[host.index(after: close)...]
+            host = host[host.index(after: host.startIndex)..<close]
+            guard IPAddress(String(host))?.family == .v6 else { throw bad("not an IPv6 address in brackets") }
+            if !after.isEmpty {
+                guard after.hasPrefix(":"), let value = UInt16(after.dropFirst()), value > 0 else { throw bad("bad port") }
+                port = value
+            }
+            self.init(host: "[\(host)]", port: port, path: path.isEmpty ? "/" : String(path))
+            return
+        }
+        if let colon = host.firstIndex(of: ":") {
+            guard let value = UInt16(host[host.index(after: colon)...]), value > 0 else { throw bad("bad port") }
+            port = value
+            host = host[..<colon]
+        }
+        if IPAddress(String(host)) == nil {
+            do { try Target.validateHostName(String(host)) } catch { throw bad("bad host '\(host)'") }
+        }
+        self.init(host: String(host), port: port, path: path.isEmpty ? "/" : String(path))
+    }
+
+    /// The Host header for a request to `address`.
+    func hostHeader(for address: IPAddress) -> String {
+        let name = host ?? (address.family == .v6 ? "[\(address)]" : address.description)
+        return port == 80 ? name : "\(name):\(port)"
+    }
+
+    public var description: String {
+        guard let host else { return path }
+        return "http://\(host)\(port == 80 ? "" : ":\(port)")\(path)"
+    }
+}
+
+/// Where a probe leaves from and how long it may take.
+public struct ProbeOptions: Hashable, Sendable {
+    /// Bind the socket to this interface (`SO_BINDTODEVICE`): the probe
+    /// leaves by it whatever the routing table prefers.
+    public var interface: String?
+    /// Send from this address (it must be local; same family as the target).
+    public var source: IPAddress?
+    /// Firewall mark (`SO_MARK`, needs `CAP_NET_ADMIN`): selects policy routes.
+    public var mark: UInt32?
+    /// How long to wait for the answer.
+    public var timeout: Duration
+    /// The port of the TCP connect that stands in for ICMP when no ICMP
+    /// socket is allowed.
+    public var fallbackPort: UInt16
+    /// ICMP payload bytes (ping's `-s`, 56 by default; at most 1024).
+    public var payloadSize: Int
+
+    public init(interface: String? = nil, source: IPAddress? = nil, mark: UInt32? = nil, timeout: Duration = .seconds(2),
+                fallbackPort: UInt16 = 80, payloadSize: Int = 56) {
+        self.interface = interface
+        self.source = source
+        self.mark = mark
+        self.timeout = timeout
+        self.fallbackPort = fallbackPort
+        self.payloadSize = payloadSize
+    }
+
+    func validate() throws(ReachabilityError) {
+        if let interface { try LookupOptions.validateInterfaceName(interface) }
+        guard timeout > .zero, timeout <= .seconds(3600) else {
+            throw .invalidConfiguration("probe timeout", reason: "must be more than 0 and at most 3600 s")
+        }
+        guard (0...1024).contains(payloadSize) else {
+            throw .invalidConfiguration("probe payload size", reason: "must be 0...1024 bytes")
+        }
+        guard fallbackPort > 0 else { throw .invalidConfiguration("fallback port", reason: "must be 1...65535") }
+    }
+}
+
+/// The socket a probe actually used.
+public enum ProbeTransport: String, Hashable, Sendable {
+    case icmpRaw = "icmp-raw"
+    case icmpDatagram = "icmp-datagram"
+    case tcpConnect = "tcp-connect"
+    case http
+    case dns
+}
+
+/// What a probe found.
+public enum ProbeOutcome: Hashable, Sendable, CustomStringConvertible {
+    /// The expected answer: an echo reply, a completed handshake, `204`, an address.
+    case answered
+    /// A TCP reset or a UDP port unreachable: the host is there, the port is closed.
+    case refused
+    /// HTTP answered with another status (a redirect included): a captive portal.
+    case unexpectedStatus(Int)
+    /// The DNS server answered without an address (`rcode` 0 with no
+    /// record, 3 NXDOMAIN, 2 SERVFAIL ...).
+    case noAddress(rcode: Int)
+    /// No answer within the timeout.
+    case timedOut
+    /// An ICMP error came back, or the kernel had no usable route (the errno
+    /// a socket gets: `ENETUNREACH`, `EHOSTUNREACH`, `EACCES` for prohibit ...).
+    case unreachable(Errno)
+    /// Something answered, but not in the protocol's terms.
+    case malformedAnswer
+    /// Stopped before it ended (a tracker being stopped).
+    case canceled
+
+    public var description: String {
+        switch self {
+        case .answered: return "answered"
+        case .refused: return "refused"
+        case let .unexpectedStatus(status): return "unexpected-status \(status)"
+        case let .noAddress(rcode): return "no-address rcode \(rcode)"
+        case .timedOut: return "timed-out"
+        case let .unreachable(errno): return "unreachable (\(errno))"
+        case .malformedAnswer: return "malformed-answer"
+        case .canceled: return "canceled"
+        }
+    }
+}
+
+/// The result of one probe.
+public struct ProbeResult: Hashable, Sendable {
+    public let address: IPAddress
+    /// What was asked.
+    public let method: ProbeMethod
+    /// The socket that was used (for `.icmp`, the raw or ping socket, or the TCP fallback).
+    public let transport: ProbeTransport
+    /// Why the transport is not the method's first choice (no `CAP_NET_RAW`,
+    /// not in `ping_group_range` ...), nil when it is.
+    public let fallbackReason: String?
+    /// The destination port (TCP, HTTP, DNS), nil for ICMP.
+    public let port: UInt16?
+    public let outcome: ProbeOutcome
+    /// The status code of an HTTP answer (204, 302 ...).
+    public let httpStatus: Int?
+    /// From sending to the answer (or the error that ended the probe); nil on timeout.
+    public let roundTrip: Duration?
+    /// The first address of a DNS answer.
+    public let resolvedAddress: IPAddress?
+    /// Datagrams that arrived but were not this probe's answer.
+    public let ignoredDatagrams: Int
+
+    /// For the decision tables: answered, failed, or captive portal. A reset
+    /// answers an ICMP probe that fell back to TCP (the host is there) but
+    /// fails a `tcp:PORT` probe (the port is what was asked about).
+    public var verdict: ProbeVerdict {
+        switch outcome {
+        case .answered: return .answered
+        case .refused: return method == .icmp ? .answered : .failed
+        case .unexpectedStatus: return .captivePortal
+        default: return .failed
+        }
+    }
+}
+
+/// Which ICMP sockets this process may open, and the order to try them.
+public struct ICMPPermissions: Hashable, Sendable {
+    /// `CAP_NET_RAW` is effective.
+    public let raw: Bool
+    /// `net.ipv4.ping_group_range` of the namespace, nil when unreadable.
+    public let pingGroupRange: GroupRange?
+    /// Our effective gid and supplementary groups.
+    public let groups: [UInt32]
+
+    public init(raw: Bool, pingGroupRange: GroupRange?, groups: [UInt32]) {
+        self.raw = raw
+        self.pingGroupRange = pingGroupRange
+        self.groups = groups
+    }
+
+    /// Whether the kernel lets us open a ping socket (one of our groups in the range).
+    public var datagram: Bool {
+        guard let range = pingGroupRange else { return false }
+        return groups.contains { range.contains($0) }
+    }
+
+    /// The transports for `.icmp`, best first: raw, ping socket, TCP connect.
+    public var transports: [ProbeTransport] {
+        (raw ? [.icmpRaw] : []) + (datagram ? [.icmpDatagram] : []) + [.tcpConnect]
+    }
+
+    /// Why `transport` was used instead of the ones before it.
+    func fallbackReason(for transport: ProbeTransport, failures: [String]) -> String? {
+        var reasons: [String] = []
+        if transport != .icmpRaw && !raw { reasons.append("no CAP_NET_RAW") }
+        if transport == .tcpConnect && !datagram {
+            let groupList = groups.map(String.init).joined(separator: ",")
+            if let range = pingGroupRange {
+                reasons.append("groups \(groupList) not in ping_group_range \(range.low) \(range.high)")
+            } else {
+                reasons.append("ping_group_range unreadable")
+            }
+        }
+        reasons += failures
+        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+}
+
+/// A `LOW HIGH` pair of gids as `net.ipv4.ping_group_range` holds it. The
+/// kernel's default, `1 0`, admits nobody (low above high).
+public struct GroupRange: Hashable, Sendable {
+    public let low: UInt32
+    public let high: UInt32
+
+    public init(low: UInt32, high: UInt32) {
+        self.low = low
+        self.high = high
+    }
+
+    public func contains(_ gid: UInt32) -> Bool { low <= gid && gid <= high }
+}

@@ -1,0 +1,175 @@
+import ArgumentParser
+import Reachability
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `reach probe TARGET`: one active probe, and what answered it.
+struct Probe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send one active probe: ICMP echo, TCP connect, HTTP 'expect 204', or a DNS query.",
+        discussion: """
+            Unlike check, this sends packets. --method icmp uses a raw socket with \
+            CAP_NET_RAW, else a ping socket when net.ipv4.ping_group_range admits our \
+            group, else a TCP connect to --fallback-port; the output says which, and why. \
+            http[:URL] expects 204 No Content: any other answer (a redirect included) is a \
+            captive portal. dns asks the name server (--server, else the first nameserver \
+            of resolv.conf) for TARGET; dns:NAME asks TARGET, a name server, for NAME.
+            Exit status: 0 answered, 1 not answered (or a captive portal), 2 bad input.
+            """
+    )
+
+    @Argument(help: "An address or host name (with --method dns: the name to look up).")
+    var target: String
+
+    @Option(help: ArgumentHelp("icmp, tcp:PORT, http, http:URL, dns, dns:NAME.", valueName: "METHOD"))
+    var method: String = "icmp"
+
+    @Option(help: "Send through this interface (SO_BINDTODEVICE).")
+    var interface: String?
+
+    @Option(help: "Send from this local address.")
+    var source: String?
+
+    @Option(help: "Firewall mark of the probe (decimal or 0x hex; needs CAP_NET_ADMIN).", transform: LookupArguments.parseMark)
+    var mark: Int64?
+
+    @Option(help: "Seconds to wait for the answer.")
+    var timeout: Double = 2
+
+    @Option(name: .customLong("fallback-port"), help: "TCP port for --method icmp when no ICMP socket is allowed.")
+    var fallbackPort: UInt16 = 80
+
+    @Option(help: "The DNS server for --method dns (default: the first nameserver of resolv.conf).")
+    var server: String?
+
+    @OptionGroup var kernel: KernelOptions
+
+    func validate() throws {
+        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds") }
+        guard fallbackPort > 0 else { throw ValidationError("--fallback-port must be 1...65535") }
+    }
+
+    func run() async throws {
+        // Everything is checked before a packet leaves.
+        let isNameLookup = method == "dns"
+        let probeMethod = try ProbeMethod(parsing: method, defaultName: isNameLookup ? target : nil)
+        let options = try probeOptions()
+        let prober = try kernel.makeProber()
+        let addresses: [IPAddress]
+        if isNameLookup {
+            addresses = [try server.map { (text) throws(ReachabilityError) in try IPAddress(parsing: text) }
+                ?? nameServer(namespace: kernel.namespace)]
+        } else {
+            switch try Target(parsing: target) {
+            case let .address(address): addresses = [address]
+            case let .host(name): addresses = try await prober.resolve(name, timeout: .seconds(5))
+            case .internet: throw ValidationError("probe needs an address or a host name: 'internet' is a route lookup (reach check)")
+            }
+        }
+        guard let address = addresses.first(where: { options.source == nil || $0.family == options.source!.family }) ?? addresses.first else {
+            throw ReachabilityError.resolutionFailed(host: target, reason: "no address")
+        }
+        let result = try await prober.probe(address, method: probeMethod, options: options)
+        if kernel.json {
+            printLine(result.json(target: target, interface: interface).rendered)
+        } else {
+            printLine(result.humanLine(target: target))
+        }
+        if result.verdict != .answered { throw ExitCode(1) }
+    }
+
+    private func probeOptions() throws -> ProbeOptions {
+        let lookup = try LookupOptions.validated(uid: nil, mark: mark, interface: interface, source: source)
+        return ProbeOptions(interface: lookup.interface, source: lookup.source, mark: lookup.mark,
+                            timeout: .milliseconds(Int64((timeout * 1000).rounded(.up))), fallbackPort: fallbackPort)
+    }
+}
+
+/// The first `nameserver` of resolv.conf: for `--netns NAME` the one `ip netns
+/// exec` would show (/etc/netns/NAME/resolv.conf) when it exists.
+func nameServer(namespace: String?) throws -> IPAddress {
+    var paths = ["/etc/resolv.conf"]
+    if let namespace, !namespace.contains("/") { paths.insert("/etc/netns/\(namespace)/resolv.conf", at: 0) }
+    for path in paths {
+        guard let file = fopen(path, "re") else { continue }
+        defer { fclose(file) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, file) > 0, let line {
+            let words = String(cString: line).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+            if words.count >= 2, words[0] == "nameserver", let address = IPAddress(String(words[1])) { return address }
+        }
+        break
+    }
+    throw ValidationError("no nameserver in \(paths[0]); give --server")
+}
+
+extension ProbeResult {
+    var answered: Bool { verdict == .answered }
+
+    func json(target: String, interface: String?) -> JSON {
+        .object([
+            ("target", .string(target)),
+            ("address", .string(address.description)),
+            ("method", .string(method.description)),
+            ("transport", .string(transport.rawValue)),
+            ("fallback", .optional(fallbackReason)),
+            ("port", port.map { .int(Int64($0)) } ?? .null),
+            ("interface", .optional(interface)),
+            ("answered", .bool(answered)),
+            ("verdict", .string(verdict.rawValue)),
+            ("outcome", .string(outcome.name)),
+            ("httpStatus", httpStatus.map { .int(Int64($0)) } ?? .null),
+            ("dnsRcode", outcome.dnsRcode.map { .int(Int64($0)) } ?? .null),
+            ("resolved", .optional(resolvedAddress?.description)),
+            ("error", .optional(outcome.errno?.description)),
+            ("rtt_ns", roundTrip.map { .int(Int64(clamping: $0.nanosecondsValue)) } ?? .null),
+            ("ignored", .int(Int64(ignoredDatagrams))),
+        ])
+    }
+
+    /// `10.9.0.2  answered  0.081 ms  icmp-raw`
+    func humanLine(target: String) -> String {
+        var parts = [target == address.description ? target : "\(target) (\(address))", outcome.description]
+        if let roundTrip { parts.append(formatMilliseconds(roundTrip)) }
+        parts.append(port.map { "\(transport.rawValue) port \($0)" } ?? transport.rawValue)
+        if let resolvedAddress { parts.append("-> \(resolvedAddress)") }
+        if verdict == .captivePortal { parts.append("captive portal") }
+        if let fallbackReason { parts.append("(fallback: \(fallbackReason))") }
+        return parts.joined(separator: "  ")
+    }
+}
+
+extension ProbeOutcome {
+    /// The outcome's name without its details: `answered`, `timed-out`, `unexpected-status` ...
+    var name: String {
+        switch self {
+        case .answered: return "answered"
+        case .refused: return "refused"
+        case .unexpectedStatus: return "unexpected-status"
+        case .noAddress: return "no-address"
+        case .timedOut: return "timed-out"
+        case .unreachable: return "unreachable"
+        case .malformedAnswer: return "malformed-answer"
+        case .canceled: return "canceled"
+        }
+    }
+
+    var dnsRcode: Int? { if case let .noAddress(rcode) = self { return rcode } else { return nil } }
+    var errno: Errno? { if case let .unreachable(errno) = self { return errno } else { return nil } }
+}
+
+extension Duration {
+    var nanosecondsValue: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    }
+}
+
+func formatMilliseconds(_ duration: Duration) -> String {
+    let micros = duration.nanosecondsValue / 1000
+    let fraction = String(micros % 1000)
+    return "\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) ms"
+}
