@@ -11,50 +11,6 @@ import Glibc
 
 final class CLITests: NamespaceTestCase {
 
-    /// The built `reach`: REACH_BINARY if set, else next to the test bundle
-    /// (SwiftPM's products directory holds both).
-    private func reachBinary(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        if let explicit = ProcessInfo.processInfo.environment["REACH_BINARY"] {
-            let url = URL(fileURLWithPath: explicit)
-            guard FileManager.default.isExecutableFile(atPath: url.path) else {
-                XCTFail("REACH_BINARY=\(explicit) is not an executable file", file: file, line: line)
-                throw TestStopped(reason: "no reach binary")
-            }
-            return url
-        }
-        var candidates: [URL] = []
-        // On Linux the test bundle is an executable: its directory is the products directory.
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        candidates.append(executable.deletingLastPathComponent())
-        if let bundleExecutable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
-            candidates.append(bundleExecutable.deletingLastPathComponent())
-        }
-        // A bundle directory (`X.xctest/`), as on Darwin: its parent.
-        for url in [executable, Bundle.main.bundleURL] where url.pathExtension == "xctest" {
-            candidates.append(url.deletingLastPathComponent())
-        }
-        for directory in candidates {
-            let reach = directory.appendingPathComponent("reach")
-            if FileManager.default.isExecutableFile(atPath: reach.path) { return reach }
-        }
-        XCTFail("the `reach` binary is not next to the test bundle (looked in \(candidates.map(\.path))); "
-                + "build it first (`swift build --build-tests`) or set REACH_BINARY", file: file, line: line)
-        throw TestStopped(reason: "no reach binary")
-    }
-
-    private func reach(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> CommandResult {
-        try runCommand(try reachBinary(file: file, line: line), arguments)
-    }
-
-    /// The one JSON object of a `--json` line.
-    private func jsonObject(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
-        XCTAssertEqual(lines.count, 1, "expected one JSON line, got: \(text)", file: file, line: line)
-        let data = Data((lines.first.map(String.init) ?? "").utf8)
-        let object = try JSONSerialization.jsonObject(with: data)
-        return try XCTUnwrap(object as? [String: Any], "not a JSON object: \(text)", file: file, line: line)
-    }
-
     /// va 10.1.0.1/24 ⟷ vb, default route via 10.1.0.254, blackhole 10.2.0.0/16.
     private func makeLAN() throws -> TestNamespace {
         let ns = try makeNamespace()
@@ -269,17 +225,6 @@ final class CLITests: NamespaceTestCase {
     }
 
     // MARK: watch and wait
-
-    /// `reach ARGS...` left running, its output lines collected as they come.
-    private func startReach(_ arguments: [String], under wrapper: [String] = [],
-                            file: StaticString = #filePath, line: UInt = #line) throws -> RunningProcess {
-        let binary = try reachBinary(file: file, line: line)
-        let running = wrapper.isEmpty
-            ? try RunningProcess(binary, arguments)
-            : try RunningProcess(try XCTUnwrap(ipExecutable), wrapper + [binary.path] + arguments)
-        addTeardownBlock { running.terminate() }
-        return running
-    }
 
     /// Files of /etc/netns/NAME: `ip netns exec` mounts them over /etc for the
     /// command it runs, so a `reach` started that way resolves names through

@@ -1,0 +1,440 @@
+// Probes, the uplink tracker and the accessibility decision against real
+// kernels: a client namespace whose uplink `wan0` is a veth into a responder
+// namespace the test made. Every probe goes to 10.9.0.0/24 or fd09::/64, which
+// exist only between those two namespaces; nothing leaves them.
+
+import CReachability
+import Foundation
+import Reachability
+import Synchronization
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class ProbeTests: NamespaceTestCase {
+    struct Uplink {
+        let client: TestNamespace
+        let responder: TestNamespace
+    }
+
+    /// client `wan0` 10.9.0.1/24 fd09::1/64 ⟷ responder `peer0` 10.9.0.2/24 fd09::2/64.
+    /// The two ends know each other's MAC address (permanent neighbour
+    /// entries): right after a veth comes up, the first IPv6 neighbour
+    /// solicitation is lost and a first exchange would take a second.
+    private func makeUplink(file: StaticString = #filePath, line: UInt = #line) throws -> Uplink {
+        let client = try makeNamespace(file: file, line: line)
+        let responder = try makeNamespace(file: file, line: line)
+        let clientMAC = "02:00:0a:09:00:01", responderMAC = "02:00:0a:09:00:02"
+        client.run(["link", "add", "wan0", "address", clientMAC, "type", "veth", "peer", "name", "peer0",
+                    "address", responderMAC, "netns", responder.name], file: file, line: line)
+        client.run("addr add 10.9.0.1/24 dev wan0", "addr add fd09::1/64 dev wan0 nodad", "link set wan0 up",
+                   "neigh replace 10.9.0.2 lladdr \(responderMAC) dev wan0 nud permanent",
+                   "neigh replace fd09::2 lladdr \(responderMAC) dev wan0 nud permanent", file: file, line: line)
+        responder.run("addr add 10.9.0.2/24 dev peer0", "addr add fd09::2/64 dev peer0 nodad", "link set peer0 up",
+                      "neigh replace 10.9.0.1 lladdr \(clientMAC) dev peer0 nud permanent",
+                      "neigh replace fd09::1 lladdr \(clientMAC) dev peer0 nud permanent", file: file, line: line)
+        client.waitForState("wan0", "UP", file: file, line: line)
+        return Uplink(client: client, responder: responder)
+    }
+
+    /// Whether `condition` holds within `timeout` (a server thread counts asynchronously).
+    private func eventually(timeout: TimeInterval = 2, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(2000)
+        }
+        return true
+    }
+
+    private func prober(_ ns: TestNamespace) throws -> Prober {
+        try Prober(namespace: .named(ns.name))
+    }
+
+    private func options(_ interface: String? = "wan0", timeout: Duration = .milliseconds(500)) -> ProbeOptions {
+        ProbeOptions(interface: interface, timeout: timeout)
+    }
+
+    // MARK: ICMP
+
+    func testICMPEchoAnsweredByThePeerKernelOverIPv4AndIPv6() throws {
+        let uplink = try makeUplink()
+        let prober = try prober(uplink.client)
+        XCTAssertTrue(prober.icmpPermissions().raw, "root holds CAP_NET_RAW")
+        for target in ["10.9.0.2", "fd09::2"] {
+            let result = try prober.probe(IPAddress(target)!, method: .icmp, options: options())
+            XCTAssertEqual(result.outcome, .answered, target)
+            XCTAssertEqual(result.transport, .icmpRaw, target)
+            XCTAssertNil(result.fallbackReason)
+            XCTAssertEqual(result.verdict, .answered)
+            let rtt = try XCTUnwrap(result.roundTrip)
+            XCTAssertGreaterThan(rtt, .zero)
+            XCTAssertLessThan(rtt, .milliseconds(500))
+        }
+        // Nobody has 10.9.0.7: no echo reply (ARP fails) within the timeout.
+        let silent = try prober.probe(IPAddress("10.9.0.7")!, options: options(timeout: .milliseconds(300)))
+        XCTAssertEqual(silent.outcome, .timedOut)
+        XCTAssertNil(silent.roundTrip)
+        XCTAssertEqual(silent.verdict, .failed)
+    }
+
+    func testRouteRefusalsAreOutcomesNotErrors() throws {
+        let uplink = try makeUplink()
+        uplink.client.run("route add prohibit 10.8.1.0/24", "route add unreachable 10.8.2.0/24")
+        let prober = try prober(uplink.client)
+        let prohibited = try prober.probe(IPAddress("10.8.1.1")!, options: options(nil))
+        XCTAssertEqual(prohibited.outcome, .unreachable(.permissionDenied))
+        let unreachable = try prober.probe(IPAddress("10.8.2.1")!, options: options(nil))
+        XCTAssertEqual(unreachable.outcome, .unreachable(.hostUnreachable))
+        let noRoute = try prober.probe(IPAddress("10.8.3.1")!, options: options(nil))
+        XCTAssertEqual(noRoute.outcome, .unreachable(.networkUnreachable))
+    }
+
+    func testBindingToAnInterfaceDecidesTheWayOut() throws {
+        let uplink = try makeUplink()
+        let prober = try prober(uplink.client)
+        // Through lo the peer's address is not on-link: nothing answers.
+        let viaLoopback = try prober.probe(IPAddress("10.9.0.2")!, options: options("lo", timeout: .milliseconds(300)))
+        XCTAssertNotEqual(viaLoopback.outcome, .answered)
+        XCTAssertEqual(try prober.probe(IPAddress("10.9.0.2")!, options: options("wan0")).outcome, .answered)
+        // The source must be local; an unknown interface is an error, not an outcome.
+        XCTAssertEqual(try prober.probe(IPAddress("10.9.0.2")!,
+                                        options: ProbeOptions(source: IPAddress("10.9.0.1")!)).outcome, .answered)
+        XCTAssertThrowsError(try prober.probe(IPAddress("10.9.0.2")!, options: ProbeOptions(source: IPAddress("10.9.0.99")!))) {
+            guard case .invalidAddress = $0 as? ReachabilityError else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try prober.probe(IPAddress("10.9.0.2")!, options: options("nowhere0"))) {
+            XCTAssertEqual($0 as? ReachabilityError, .unknownInterface("nowhere0"))
+        }
+    }
+
+    /// Root without CAP_NET_RAW: the ping socket when ping_group_range admits
+    /// gid 0, else a TCP connect; the output says which and why.
+    func testWithoutCapNetRawTheProbeFallsBackAndSaysSo() throws {
+        let uplink = try makeUplink()
+        let listener = try TCPResponder(in: uplink.responder, address: "10.9.0.2")
+        defer { listener.stop() }
+        try uplink.client.setSysctl("net.ipv4.ping_group_range", "1\t0")  // the kernel's default: nobody
+        let arguments = ["probe", "--netns", uplink.client.name, "--interface", "wan0", "--json",
+                         "--fallback-port", String(listener.port), "10.9.0.2"]
+
+        let withRaw = try jsonObject(try reach(arguments).stdout)
+        XCTAssertEqual(withRaw["transport"] as? String, "icmp-raw")
+        XCTAssertTrue(withRaw["fallback"] is NSNull)
+
+        let tcp = try reachWithoutNetRaw(arguments)
+        XCTAssertEqual(tcp.status, 0, tcp.stderr)
+        let tcpObject = try jsonObject(tcp.stdout)
+        XCTAssertEqual(tcpObject["transport"] as? String, "tcp-connect")
+        XCTAssertEqual(tcpObject["port"] as? Int, Int(listener.port))
+        XCTAssertEqual(tcpObject["outcome"] as? String, "answered")
+        let reason = try XCTUnwrap(tcpObject["fallback"] as? String)
+        XCTAssertTrue(reason.contains("no CAP_NET_RAW") && reason.contains("ping_group_range 1 0"), reason)
+        XCTAssertTrue(eventually { listener.accepted == 1 }, "the fallback connected to the listener: \(listener.accepted)")
+
+        try uplink.client.setSysctl("net.ipv4.ping_group_range", "0\t0")
+        for target in ["10.9.0.2", "fd09::2"] {
+            let ping = try reachWithoutNetRaw(Array(arguments.dropLast()) + [target])
+            XCTAssertEqual(ping.status, 0, ping.stderr)
+            let pingObject = try jsonObject(ping.stdout)
+            XCTAssertEqual(pingObject["transport"] as? String, "icmp-datagram", target)
+            XCTAssertEqual(pingObject["fallback"] as? String, "no CAP_NET_RAW", target)
+        }
+        let human = try reachWithoutNetRaw(["probe", "--netns", uplink.client.name, "10.9.0.2"])
+        XCTAssertTrue(human.stdout.contains("icmp-datagram") && human.stdout.contains("fallback: no CAP_NET_RAW"), human.stdout)
+    }
+
+    // MARK: TCP, HTTP, DNS
+
+    func testTCPConnectAnsweredRefusedAndSilent() throws {
+        let uplink = try makeUplink()
+        let listener = try TCPResponder(in: uplink.responder, address: "fd09::2")
+        defer { listener.stop() }
+        let prober = try prober(uplink.client)
+        let open = try prober.probe(IPAddress("fd09::2")!, method: .tcp(port: listener.port), options: options())
+        XCTAssertEqual(open.outcome, .answered)
+        XCTAssertEqual(open.port, listener.port)
+        XCTAssertNotNil(open.roundTrip)
+        XCTAssertTrue(eventually { listener.accepted == 1 }, "accepted \(listener.accepted)")
+        let closedPort: UInt16 = listener.port == 9 ? 10 : 9
+        let closed = try prober.probe(IPAddress("fd09::2")!, method: .tcp(port: closedPort), options: options())
+        XCTAssertEqual(closed.outcome, .refused)
+        XCTAssertEqual(closed.verdict, .failed, "a closed port fails a tcp:PORT probe")
+        let nobody = try prober.probe(IPAddress("10.9.0.7")!, method: .tcp(port: 80), options: options(timeout: .milliseconds(300)))
+        XCTAssertEqual(nobody.outcome, .timedOut)
+    }
+
+    func testHTTPExpects204AndCallsAnythingElseACaptivePortal() throws {
+        let uplink = try makeUplink()
+        let server = try HTTPResponder(in: uplink.responder, address: "10.9.0.2")
+        defer { server.stop() }
+        let prober = try prober(uplink.client)
+        let evaluator = try makeEvaluator(uplink.client)
+        let address = IPAddress("10.9.0.2")!
+        let method = try ProbeMethod(parsing: "http:http://portal.test:\(server.port)/generate_204")
+
+        let ok = try prober.probe(address, method: method, options: options())
+        XCTAssertEqual(ok.outcome, .answered)
+        XCTAssertEqual(ok.httpStatus, 204)
+        XCTAssertEqual(ok.transport, .http)
+        let request = try XCTUnwrap(server.requests.last)
+        XCTAssertTrue(request.hasPrefix("GET /generate_204 HTTP/1.1\r\n"), request)
+        XCTAssertTrue(request.contains("\r\nHost: portal.test:\(server.port)\r\n"), request)
+        let routed = try evaluator.evaluate(address)
+        XCTAssertEqual(routed.accessibility(probe: ok.verdict, allowsWWAN: true), .accessible)
+
+        server.response = .redirect(location: "http://portal.test/login")
+        let portal = try prober.probe(address, method: method, options: options())
+        XCTAssertEqual(portal.outcome, .unexpectedStatus(302))
+        XCTAssertEqual(portal.verdict, .captivePortal)
+        XCTAssertEqual(routed.accessibility(probe: portal.verdict, allowsWWAN: true), .captive)
+
+        server.response = .status(200)
+        XCTAssertEqual(try prober.probe(address, method: method, options: options()).outcome, .unexpectedStatus(200))
+
+        server.response = .raw(Array("HTTP/1.1 204 No Content\nbare-lf: yes\n\n".utf8))
+        XCTAssertEqual(try prober.probe(address, method: method, options: options()).outcome, .malformedAnswer)
+
+        server.response = .silent
+        let silent = try prober.probe(address, method: method, options: options(timeout: .milliseconds(300)))
+        XCTAssertEqual(silent.outcome, .timedOut)
+        XCTAssertEqual(routed.accessibility(probe: silent.verdict, allowsWWAN: true), .restricted(.probeFailed),
+                       "a probe that fails while the link is up restricts")
+    }
+
+    func testCLIProbeReportsACaptivePortalWithExitOne() throws {
+        let uplink = try makeUplink()
+        let server = try HTTPResponder(in: uplink.responder, address: "10.9.0.2")
+        defer { server.stop() }
+        let arguments = ["probe", "--netns", uplink.client.name, "--interface", "wan0", "--json",
+                         "--method", "http:/generate_204", "--timeout", "1"]
+        server.response = .redirect(location: "http://portal.test/")
+        // http:/PATH asks the target itself, on port 80: the responder listens elsewhere.
+        let refused = try reach(arguments + ["10.9.0.2"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(try jsonObject(refused.stdout)["outcome"] as? String, "refused")
+        let portal = try reach(["probe", "--netns", uplink.client.name, "--json", "--method",
+                                "http:http://10.9.0.2:\(server.port)/generate_204", "10.9.0.2"])
+        XCTAssertEqual(portal.status, 1, portal.stderr)
+        let object = try jsonObject(portal.stdout)
+        XCTAssertEqual(object["verdict"] as? String, "captivePortal")
+        XCTAssertEqual(object["httpStatus"] as? Int, 302)
+        XCTAssertEqual(object["answered"] as? Bool, false)
+        server.response = .status(204)
+        let fine = try reach(["probe", "--netns", uplink.client.name, "--method",
+                              "http:http://10.9.0.2:\(server.port)/generate_204", "10.9.0.2"])
+        XCTAssertEqual(fine.status, 0, fine.stderr)
+        XCTAssertTrue(fine.stdout.hasPrefix("10.9.0.2  answered  "), fine.stdout)
+    }
+
+    func testDNSResolutionThroughTheInterface() throws {
+        let uplink = try makeUplink()
+        let server = try DNSResponder(in: uplink.responder, address: "10.9.0.2", port: 53)
+        defer { server.stop() }
+        server.records = ["probe.test": ["10.9.0.80"], "six.test": ["fd09::80"]]
+        let prober = try prober(uplink.client)
+        let address = IPAddress("10.9.0.2")!
+
+        let found = try prober.probe(address, method: .dns(name: "probe.test", type: .a), options: options())
+        XCTAssertEqual(found.outcome, .answered)
+        XCTAssertEqual(found.resolvedAddress, IPAddress("10.9.0.80"))
+        XCTAssertEqual(found.port, 53)
+        let six = try prober.probe(address, method: .dns(name: "six.test", type: .aaaa), options: options())
+        XCTAssertEqual(six.resolvedAddress, IPAddress("fd09::80"))
+        let missing = try prober.probe(address, method: .dns(name: "missing.test", type: .a), options: options())
+        XCTAssertEqual(missing.outcome, .noAddress(rcode: 3))
+        XCTAssertEqual(missing.verdict, .failed)
+        XCTAssertEqual(server.queries.map(\.name), ["probe.test", "six.test", "missing.test"])
+
+        server.silent = true
+        let silent = try prober.probe(address, method: .dns(name: "probe.test", type: .a), options: options(timeout: .milliseconds(300)))
+        XCTAssertEqual(silent.outcome, .timedOut)
+        // No server on the IPv6 address: the port unreachable comes back as a refusal.
+        let closed = try prober.probe(IPAddress("fd09::2")!, method: .dns(name: "probe.test", type: .a), options: options())
+        XCTAssertEqual(closed.outcome, .refused)
+
+        // The CLI: TARGET is the name, --server the server.
+        server.silent = false
+        let cli = try reach(["probe", "--netns", uplink.client.name, "--method", "dns", "--server", "10.9.0.2",
+                             "--json", "probe.test"])
+        XCTAssertEqual(cli.status, 0, cli.stderr)
+        XCTAssertEqual(try jsonObject(cli.stdout)["resolved"] as? String, "10.9.0.80")
+    }
+
+    // MARK: Tracker
+
+    /// Records a tracker's events as they come.
+    final class EventRecorder: Sendable {
+        let events = Mutex<[TrackerEvent]>([])
+        var all: [TrackerEvent] { events.withLock { $0 } }
+        var states: [UplinkState] { all.map(\.state) }
+
+        func wait(for state: UplinkState, after count: Int, timeout: TimeInterval) -> TrackerEvent? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let event = all.dropFirst(count).first(where: { $0.state == state }) { return event }
+                usleep(2000)
+            }
+            return nil
+        }
+    }
+
+    /// Interval 0.5 s, down 3, up 2: a blackhole in the peer takes the uplink
+    /// offline within 2 s, after exactly `down` failed rounds; removing it
+    /// brings it back after `up` good ones.
+    func testTrackerGoesOfflineAfterDownFailedRoundsAndBackAfterUpGoodOnes() throws {
+        let uplink = try makeUplink()
+        let configuration = UplinkTracker.Configuration(
+            interface: "wan0", hosts: [IPAddress("10.9.0.2")!], timeout: .milliseconds(400),
+            interval: .milliseconds(500), down: 3, up: 2)
+        let tracker = try UplinkTracker(configuration: configuration, namespace: .named(uplink.client.name))
+        let recorder = EventRecorder()
+        tracker.onEvent { event in recorder.events.withLock { $0.append(event) } }
+        try tracker.start()
+        defer { tracker.stop() }
+        XCTAssertEqual(recorder.states, [.online], "the initial state")
+        // Let a few good rounds pass: no events while online.
+        Thread.sleep(forTimeInterval: 1.2)
+        XCTAssertEqual(recorder.states, [.online])
+
+        let killed = creach_monotonic_ns()
+        uplink.responder.run("route add blackhole 10.9.0.1/32")
+        let offline = try XCTUnwrap(recorder.wait(for: .offline, after: 1, timeout: 5), "never offline: \(recorder.states)")
+        let detection = Double(offline.timeNanoseconds - killed) / 1e9
+        print("tracker: offline \(String(format: "%.3f", detection)) s after the blackhole")
+        XCTAssertLessThan(detection, 2.0, "interval 0.5 s, down 3: offline within 2 s")
+        XCTAssertEqual(recorder.states, [.online, .disconnecting, .offline])
+        let disconnecting = recorder.all[1]
+        XCTAssertEqual(offline.round - disconnecting.round, 2, "3 failed rounds: the first disconnects, the third is offline")
+        XCTAssertEqual(offline.score, 0)
+        XCTAssertEqual(offline.results.map(\.outcome), [.timedOut])
+        XCTAssertEqual(tracker.state, .offline)
+
+        let healed = creach_monotonic_ns()
+        uplink.responder.run("route del blackhole 10.9.0.1/32")
+        let online = try XCTUnwrap(recorder.wait(for: .online, after: 3, timeout: 5), "never back: \(recorder.states)")
+        print("tracker: online \(String(format: "%.3f", Double(online.timeNanoseconds - healed) / 1e9)) s after the repair")
+        XCTAssertEqual(recorder.states, [.online, .disconnecting, .offline, .connecting, .online])
+        XCTAssertEqual(online.round - recorder.all[3].round, 1, "up 2: two good rounds")
+        XCTAssertEqual(online.score, 5)
+    }
+
+    func testTrackerReliabilityCountsAnsweringHosts() throws {
+        let uplink = try makeUplink()
+        let hosts = [IPAddress("10.9.0.7")!, IPAddress("10.9.0.2")!]  // the first never answers
+        func run(reliability: Int) throws -> [UplinkState] {
+            let configuration = UplinkTracker.Configuration(
+                interface: "wan0", hosts: hosts, reliability: reliability, count: 2, timeout: .milliseconds(100),
+                interval: .milliseconds(100), down: 2, up: 1)
+            let tracker = try UplinkTracker(configuration: configuration, namespace: .named(uplink.client.name))
+            let recorder = EventRecorder()
+            tracker.onEvent { event in recorder.events.withLock { $0.append(event) } }
+            try tracker.start()
+            _ = recorder.wait(for: .offline, after: 1, timeout: 2)
+            tracker.stop()
+            return recorder.states
+        }
+        XCTAssertEqual(try run(reliability: 1), [.online], "one answering host is enough")
+        XCTAssertEqual(try run(reliability: 2), [.online, .disconnecting, .offline], "both must answer")
+    }
+
+    func testTrackStopsPromptlyEvenInTheMiddleOfAProbe() throws {
+        let uplink = try makeUplink()
+        let configuration = UplinkTracker.Configuration(interface: "wan0", hosts: [IPAddress("10.9.0.7")!],
+                                                        timeout: .seconds(30), interval: .seconds(30))
+        let tracker = try UplinkTracker(configuration: configuration, namespace: .named(uplink.client.name))
+        try tracker.start()
+        Thread.sleep(forTimeInterval: 0.2)
+        let before = creach_monotonic_ns()
+        tracker.stop()
+        XCTAssertLessThan(creach_monotonic_ns() - before, 1_000_000_000, "stop cancels the 30 s probe")
+        tracker.stop()
+    }
+
+    func testCLITrackPrintsStateChanges() throws {
+        let uplink = try makeUplink()
+        let track = try startReach(["track", "--netns", uplink.client.name, "--interface", "wan0", "--host", "10.9.0.2",
+                                    "--interval", "0.2", "--timeout", "0.15", "--down", "2", "--up", "1", "--json"])
+        let first = track.waitForLines(1)
+        XCTAssertEqual(first.count, 1, track.stderr)
+        uplink.responder.run("link set peer0 down")
+        let lines = track.waitForLines(3, timeout: 5)
+        XCTAssertEqual(lines.count, 3, "lines: \(lines) stderr: \(track.stderr)")
+        let objects = try lines.map { try jsonObject($0) }
+        XCTAssertEqual(objects.map { $0["state"] as? String }, ["online", "disconnecting", "offline"])
+        XCTAssertEqual(objects.map { $0["initial"] as? Bool }, [true, false, false])
+        XCTAssertEqual(objects[2]["previous"] as? String, "disconnecting")
+        XCTAssertEqual(Set(objects[0].keys), ["interface", "state", "previous", "initial", "score", "round", "time_ns",
+                                              "probes", "error"])
+        uplink.responder.run("link set peer0 up")
+        let back = track.waitForLines(4, timeout: 5)
+        XCTAssertEqual(try back.last.map { try jsonObject($0)["state"] as? String }, "online", "\(back)")
+    }
+
+    // MARK: Accessibility and policy
+
+    func testUIDProhibitRuleRestrictsWithItsReason() throws {
+        let uplink = try makeUplink()
+        uplink.client.run("rule add uidrange 1000-1000 prohibit pref 100")
+        let evaluator = try makeEvaluator(uplink.client)
+        let address = IPAddress("10.9.0.2")!
+        let restricted = try evaluator.evaluate(address, options: LookupOptions(uid: 1000))
+        XCTAssertEqual(restricted.accessibility, .restricted(.routeProhibited))
+        XCTAssertEqual(restricted.unsatisfiedReason, .prohibited)
+        XCTAssertEqual(restricted.mask, .unavailable)
+        let allowed = try evaluator.evaluate(address, options: LookupOptions(uid: 1001))
+        XCTAssertEqual(allowed.accessibility, .accessible)
+        XCTAssertEqual(allowed.mask, .wired)
+        XCTAssertNil(allowed.unsatisfiedReason)
+
+        let cli = try reach(["check", "--netns", uplink.client.name, "--uid", "1000", "--json", "10.9.0.2"])
+        XCTAssertEqual(cli.status, 1)
+        let object = try jsonObject(cli.stdout)
+        XCTAssertEqual(object["accessibility"] as? String, "restricted.routeProhibited")
+        XCTAssertEqual(object["mask"] as? String, "unavailable")
+        XCTAssertEqual(object["unsatisfiedReason"] as? String, "prohibited")
+    }
+
+    func testWWANRefusedByPolicyIsRestricted() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("wwan0", peer: "wwanpeer", address: "10.5.0.1/24")
+        ns.run("route add default via 10.5.0.254")
+        let namespace = NetworkNamespace.named(ns.name)
+        let allowed = try ReachabilityEvaluator(namespace: namespace, radio: RadioSource(["wwan0": .lte]))
+            .evaluate(Target.internetProbeAddresses[0])
+        XCTAssertEqual(allowed.interfaceKind, .wwan)
+        XCTAssertEqual(allowed.accessibility, .accessible)
+        XCTAssertEqual(allowed.mask, .wwan4G)
+        XCTAssertTrue(allowed.isExpensive)
+        let refused = try ReachabilityEvaluator(namespace: namespace, policy: ReachabilityPolicy(allowsWWAN: false))
+            .evaluate(Target.internetProbeAddresses[0])
+        XCTAssertEqual(refused.accessibility, .restricted(.wwanRefused))
+        XCTAssertEqual(refused.mask, .wwanRefused)
+        XCTAssertEqual(refused.unsatisfiedReason, .wwanDenied)
+        XCTAssertTrue(ReachabilityMask.notReachable.contains(refused.mask))
+
+        let cli = try reach(["check", "--netns", ns.name, "--allow-wwan", "false", "--json", "8.8.8.8"])
+        let object = try jsonObject(cli.stdout)
+        XCTAssertEqual(object["accessibility"] as? String, "restricted.wwanRefused")
+        XCTAssertEqual(object["mask"] as? String, "wwanRefused")
+        let radio = try jsonObject(try reach(["check", "--netns", ns.name, "--radio", "wwan0=NR5G", "--json", "8.8.8.8"]).stdout)
+        XCTAssertEqual(radio["mask"] as? String, "wwan5G")
+        XCTAssertEqual(radio["accessibility"] as? String, "accessible")
+        XCTAssertEqual(radio["isExpensive"] as? Bool, true)
+    }
+
+    func testOnDemandPolicyAddsItsFlagWhenTheLinkIsDown() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("ppp0", peer: "ppppeer", address: "10.6.0.1/24")
+        ns.run("link set ppppeer down")
+        ns.waitForState("ppp0", "LOWERLAYERDOWN")
+        let evaluator = try ReachabilityEvaluator(namespace: .named(ns.name),
+                                                  policy: ReachabilityPolicy(onDemandInterfaces: ["ppp*"]))
+        let answer = try evaluator.evaluate(IPAddress("10.6.0.9")!)
+        XCTAssertTrue(answer.flags.contains(.connectionRequired))
+        XCTAssertTrue(answer.flags.contains(.connectionOnDemand))
+        XCTAssertTrue(answer.status.isReachable, "on demand connects by itself: reachable (Apple's rule), \(answer.status)")
+    }
+}

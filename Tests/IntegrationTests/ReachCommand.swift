@@ -1,0 +1,72 @@
+// Running the built `reach` binary from integration tests, as a user would.
+
+import Foundation
+import XCTest
+
+extension NamespaceTestCase {
+    /// The built `reach`: REACH_BINARY if set, else next to the test bundle
+    /// (SwiftPM's products directory holds both).
+    func reachBinary(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        if let explicit = ProcessInfo.processInfo.environment["REACH_BINARY"] {
+            let url = URL(fileURLWithPath: explicit)
+            guard FileManager.default.isExecutableFile(atPath: url.path) else {
+                XCTFail("REACH_BINARY=\(explicit) is not an executable file", file: file, line: line)
+                throw TestStopped(reason: "no reach binary")
+            }
+            return url
+        }
+        var candidates: [URL] = []
+        // On Linux the test bundle is an executable: its directory is the products directory.
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        candidates.append(executable.deletingLastPathComponent())
+        if let bundleExecutable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+            candidates.append(bundleExecutable.deletingLastPathComponent())
+        }
+        // A bundle directory (`X.xctest/`), as on Darwin: its parent.
+        for url in [executable, Bundle.main.bundleURL] where url.pathExtension == "xctest" {
+            candidates.append(url.deletingLastPathComponent())
+        }
+        for directory in candidates {
+            let reach = directory.appendingPathComponent("reach")
+            if FileManager.default.isExecutableFile(atPath: reach.path) { return reach }
+        }
+        XCTFail("the `reach` binary is not next to the test bundle (looked in \(candidates.map(\.path))); "
+                + "build it first (`swift build --build-tests`) or set REACH_BINARY", file: file, line: line)
+        throw TestStopped(reason: "no reach binary")
+    }
+
+    func reach(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> CommandResult {
+        try runCommand(try reachBinary(file: file, line: line), arguments)
+    }
+
+    /// The one JSON object of a `--json` line.
+    func jsonObject(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        XCTAssertEqual(lines.count, 1, "expected one JSON line, got: \(text)", file: file, line: line)
+        let data = Data((lines.first.map(String.init) ?? "").utf8)
+        let object = try JSONSerialization.jsonObject(with: data)
+        return try XCTUnwrap(object as? [String: Any], "not a JSON object: \(text)", file: file, line: line)
+    }
+
+    /// `reach ARGS...` left running, its output lines collected as they come.
+    func startReach(_ arguments: [String], under wrapper: [String] = [],
+                    file: StaticString = #filePath, line: UInt = #line) throws -> RunningProcess {
+        let binary = try reachBinary(file: file, line: line)
+        let running = wrapper.isEmpty
+            ? try RunningProcess(binary, arguments)
+            : try RunningProcess(try XCTUnwrap(ipExecutable), wrapper + [binary.path] + arguments)
+        addTeardownBlock { running.terminate() }
+        return running
+    }
+
+    /// `reach ARGS...` run through `setpriv` with CAP_NET_RAW dropped from the
+    /// bounding, inheritable and so effective sets: root without raw sockets.
+    func reachWithoutNetRaw(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> CommandResult {
+        guard let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw XCTSkip("setpriv (util-linux) is not installed")
+        }
+        let binary = try reachBinary(file: file, line: line)
+        return try runCommand(URL(fileURLWithPath: setpriv),
+                              ["--inh-caps=-net_raw", "--bounding-set=-net_raw", binary.path] + arguments)
+    }
+}
