@@ -3,8 +3,10 @@ import Glibc
 #endif
 
 // Every thread the library starts, starts here: the host-name resolvers
-// (detached, one per lookup) and each running monitor's event thread
-// (joinable, so that `stop()` returns only once the thread is gone).
+// and `Prober`'s async probes (detached, one per lookup or probe), and each
+// running monitor's event thread and uplink tracker's round thread
+// (joinable, so that `stop()` returns only once the thread is gone). The C
+// core's short-lived namespace helpers (netns.c) only create a socket and end.
 
 /// Starts a detached thread running `body`.
 func startThread(_ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {

@@ -124,6 +124,21 @@ final class CLITests: NamespaceTestCase {
             ["check", "10.1.0.7", "--kind", "va=banana", "--netns", ns.name],
             ["check", "10.1.0.7", "--mark", "seven", "--netns", ns.name],
             ["check", "10.1.0.7", "--interface", "nosuch0", "--netns", ns.name],
+            ["check", "10.1.0.7", "--allow-wwan", "maybe", "--netns", ns.name],
+            ["check", "10.1.0.7", "--radio", "wwan0=6G", "--netns", ns.name],
+            ["probe", "10.1.0.7", "--method", "tcp:0", "--netns", ns.name],
+            ["probe", "10.1.0.7", "--method", "http:https://x.test/", "--netns", ns.name],
+            ["probe", "10.1.0.7", "--method", "smoke", "--netns", ns.name],
+            ["probe", "10.1.0.7", "--timeout", "0", "--netns", ns.name],
+            ["probe", "10.1.0.7", "--interface", "nosuch0", "--netns", ns.name],
+            ["probe", "10.1.0.7", "--source", "10.9.9.9", "--netns", ns.name],
+            ["probe", "internet", "--netns", ns.name],
+            ["track", "--interface", "va", "--netns", ns.name],
+            ["track", "--interface", "va", "--host", "10.1.0.7", "--reliability", "2", "--netns", ns.name],
+            ["track", "--interface", "va", "--host", "10.1.0.7", "--down", "0", "--netns", ns.name],
+            ["track", "--interface", "va", "--host", "10.1.0.7", "--interval", "-1", "--netns", ns.name],
+            ["track", "--interface", "va", "--host", "10.1.0.7", "--initial-state", "connecting", "--netns", ns.name],
+            ["track", "--interface", "va", "--host", "host.example", "--netns", ns.name],
         ]
         for arguments in cases {
             let result = try reach(arguments)
