@@ -318,7 +318,9 @@ typedef struct {
  * message (no loops). Records of other types (a CNAME chain) are skipped.
  * Returns 1 when it is the response to this query (see @out; rcode may be an
  * error), 0 when it is a well-formed message for another query (other id,
- * name or type: ignore it), -1 with errno EBADMSG when it is malformed.
+ * name or type: ignore it), -1 with errno EBADMSG when it is malformed, or
+ * EINVAL for arguments the query could not have had (a bad name, a type
+ * other than A or AAAA, NULL pointers).
  */
 int creach_dns_parse_response(const void *buf, size_t len, uint16_t id, const char *name, uint16_t qtype,
                               creach_dns_result *out);

@@ -43,26 +43,25 @@ struct ResponderError: Error, CustomStringConvertible {
 enum ResponderSocket {
     /// `address` (an IPv4 or IPv6 literal) and `port` as a sockaddr, or nil when it is no literal.
     static func socketAddress(_ address: String, port: UInt16) -> (storage: sockaddr_storage, length: socklen_t)? {
-        var storage = sockaddr_storage()
+        func stored<T>(_ value: T) -> (storage: sockaddr_storage, length: socklen_t) {
+            var storage = sockaddr_storage()
+            withUnsafeBytes(of: value) { source in
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) }
+            }
+            return (storage, socklen_t(MemoryLayout<T>.size))
+        }
         if address.contains(":") {
             var sin6 = sockaddr_in6()
             sin6.sin6_family = sa_family_t(AF_INET6)
             sin6.sin6_port = port.bigEndian
             guard inet_pton(AF_INET6, address, &sin6.sin6_addr) == 1 else { return nil }
-            withUnsafeBytes(of: sin6) { source in
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) }
-            }
-            return (storage, socklen_t(MemoryLayout<sockaddr_in6>.size))
-        } else {
-            var sin = sockaddr_in()
-            sin.sin_family = sa_family_t(AF_INET)
-            sin.sin_port = port.bigEndian
-            guard inet_pton(AF_INET, address, &sin.sin_addr) == 1 else { return nil }
-            withUnsafeBytes(of: sin) { source in
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) }
-            }
-            return (storage, socklen_t(MemoryLayout<sockaddr_in>.size))
+            return stored(sin6)
         }
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, address, &sin.sin_addr) == 1 else { return nil }
+        return stored(sin)
     }
 
     /// A socket of `type` (SOCK_STREAM or SOCK_DGRAM) created inside `namespace`,

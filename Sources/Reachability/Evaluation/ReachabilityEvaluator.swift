@@ -193,13 +193,7 @@ public final class ReachabilityEvaluator: Sendable {
         var query = creach_route_query()
         query.family = address.family.rawFamily
         address.copy(into: &query.dst)
-        if let source = options.source {
-            guard source.family == address.family else {
-                throw .invalidAddress("\(source) (source family differs from target \(address))")
-            }
-            query.has_src = 1
-            source.copy(into: &query.src)
-        }
+        query.has_src = try address.copySource(options.source, into: &query.src) ? 1 : 0
         if let uid = options.uid { query.has_uid = 1; query.uid = uid }
         if let mark = options.mark { query.has_mark = 1; query.mark = mark }
         if let name = options.interface { query.oif = try interfaceIndex(named: name, in: &session) }

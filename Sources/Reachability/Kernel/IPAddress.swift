@@ -57,6 +57,17 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
         return try withUnsafeBytes(of: &storage) { try body(UnsafeRawBufferPointer(rebasing: $0[0..<family.byteCount])) }
     }
 
+    /// Copies `source` into a C struct's 16-byte source field when there is
+    /// one; it must be of this address's family. Returns whether it did.
+    func copySource<T>(_ source: IPAddress?, into field: inout T) throws(ReachabilityError) -> Bool {
+        guard let source else { return false }
+        guard source.family == family else {
+            throw .invalidAddress("\(source) (source family differs from target \(self))")
+        }
+        source.copy(into: &field)
+        return true
+    }
+
     /// Copies the address into a 16-byte C field (a tuple imported from C).
     func copy<T>(into field: inout T) {
         withBytes { bytes in

@@ -118,13 +118,7 @@ public final class Prober: Sendable {
         var target = creach_probe_target()
         target.family = address.family.rawFamily
         address.copy(into: &target.dst)
-        if let source = options.source {
-            guard source.family == address.family else {
-                throw .invalidAddress("\(source) (source family differs from target \(address))")
-            }
-            target.has_src = 1
-            source.copy(into: &target.src)
-        }
+        target.has_src = try address.copySource(options.source, into: &target.src) ? 1 : 0
         if let mark = options.mark {
             target.has_mark = 1
             target.mark = mark
