@@ -90,6 +90,11 @@ final class ProbeTests: NamespaceTestCase {
         XCTAssertEqual(unreachable.outcome, .unreachable(.hostUnreachable))
         let noRoute = try prober.probe(IPAddress("10.8.3.1")!, options: options(nil))
         XCTAssertEqual(noRoute.outcome, .unreachable(.networkUnreachable))
+        // The firewall mark selects policy rules: mark 7 is prohibited, no mark is not.
+        uplink.client.run("rule add fwmark 7 prohibit pref 100")
+        let marked = try prober.probe(IPAddress("10.9.0.2")!, options: ProbeOptions(mark: 7, timeout: .milliseconds(500)))
+        XCTAssertEqual(marked.outcome, .unreachable(.permissionDenied))
+        XCTAssertEqual(try prober.probe(IPAddress("10.9.0.2")!, options: ProbeOptions(mark: 8)).outcome, .answered)
     }
 
     func testBindingToAnInterfaceDecidesTheWayOut() throws {
