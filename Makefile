@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test clean
+.PHONY: all setup build run test bench bench-check clean
 
 all: build
 
@@ -31,5 +31,24 @@ run: build
 test: setup
 	$(SWIFT) test --disable-swift-testing
 
+# Benchmarks (their own package): classification and evaluation with
+# package-benchmark, the monitor against a real kernel (root: it makes network
+# namespaces), then docs/benchmarks/ (table and gnuplot plots).
+BENCH_RESULTS := Benchmarks/.results
+bench: setup
+	@command -v gnuplot >/dev/null || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gnuplot-nox; }
+	rm -rf $(BENCH_RESULTS) && mkdir -p $(BENCH_RESULTS)
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark \
+		--target Classification --target Evaluation --no-progress \
+		--format histogramPercentiles --path .results
+	cd Benchmarks && $(SWIFT) run -c release Monitor --output .results/monitor.json
+	python3 Benchmarks/report.py $(BENCH_RESULTS) docs/benchmarks
+
+# What CI runs: the classification benchmark against its static thresholds
+# (Benchmarks/Thresholds: no allocation on the hot path).
+bench-check: setup
+	cd Benchmarks && $(SWIFT) package benchmark thresholds check --target Classification --no-progress
+
 clean:
-	rm -rf .build
+	rm -rf .build Benchmarks/.build Benchmarks/.results

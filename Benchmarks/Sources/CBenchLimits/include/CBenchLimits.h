@@ -1,0 +1,30 @@
+/*
+ * CBenchLimits - what the Swift code is measured against: the fastest plain C
+ * that answers the same question. Benchmarks only; not part of the library.
+ */
+#ifndef CBENCHLIMITS_H
+#define CBENCHLIMITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * bench_status_sum - the status of each flags value by a 64-entry table over
+ * the six bits the rule reads (reachable, connectionRequired, onTraffic,
+ * interventionRequired, onDemand, isWWAN): 0 not reachable, 1 reachable,
+ * 2 reachable via WWAN. Returns the sum, so nothing is optimised away.
+ */
+uint64_t bench_status_sum(const uint32_t *flags, size_t count);
+
+/** bench_nl_open - a NETLINK_ROUTE socket with a 5 s receive timeout; -1 on error. */
+int bench_nl_open(void);
+
+/**
+ * bench_route_link - one RTM_GETROUTE for the IPv4 address @dst (network
+ * order), then RTM_GETLINK for the route's output interface: the same two
+ * kernel round trips one evaluation makes, with no validation beyond what
+ * finding RTA_OIF needs. Returns the link's ifi_flags, or -1.
+ */
+int64_t bench_route_link(int fd, const uint8_t dst[4], uint32_t *seq, void *buf, size_t buflen);
+
+#endif

@@ -1,0 +1,115 @@
+/* The C limits of the benchmarks (see the header). */
+#include "CBenchLimits.h"
+
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+/* Index: bits 1..5 of the flags (reachable .. onDemand), bit 18 (isWWAN) as bit 5. */
+static uint8_t status_table[64];
+
+__attribute__((constructor)) static void build_table(void)
+{
+    for (unsigned i = 0; i < 64; i++) {
+        int reachable = i & 1, required = i & 2, traffic = i & 4, intervention = i & 8, demand = i & 16,
+            wwan = i & 32;
+        int ok = reachable && (!required || ((traffic || demand) && !intervention));
+        status_table[i] = (uint8_t)(!ok ? 0 : (wwan ? 2 : 1));
+    }
+}
+
+uint64_t bench_status_sum(const uint32_t *flags, size_t count)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t f = flags[i];
+        sum += status_table[((f >> 1) & 0x1F) | ((f >> 13) & 0x20)];
+    }
+    return sum;
+}
+
+int bench_nl_open(void)
+{
+    struct timeval tv = { .tv_sec = 5, .tv_usec = 0 };
+    struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Send @req and receive one reply datagram whose first message carries @seq. */
+static ssize_t exchange(int fd, struct nlmsghdr *req, uint32_t seq, void *buf, size_t buflen)
+{
+    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+
+    if (sendto(fd, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+        return -1;
+    for (;;) {
+        ssize_t n = recv(fd, buf, buflen, 0);
+        if (n < (ssize_t)sizeof(struct nlmsghdr))
+            return -1;
+        if (((struct nlmsghdr *)buf)->nlmsg_seq == seq)
+            return n;
+    }
+}
+
+int64_t bench_route_link(int fd, const uint8_t dst[4], uint32_t *seq, void *buf, size_t buflen)
+{
+    struct {
+        struct nlmsghdr h;
+        struct rtmsg r;
+        struct rtattr a;
+        uint8_t addr[4];
+    } route = { 0 };
+    struct {
+        struct nlmsghdr h;
+        struct ifinfomsg i;
+    } link = { 0 };
+    struct nlmsghdr *reply = buf;
+    int32_t oif = 0;
+    ssize_t n;
+
+    route.h.nlmsg_len = sizeof(route);
+    route.h.nlmsg_type = RTM_GETROUTE;
+    route.h.nlmsg_flags = NLM_F_REQUEST;
+    route.h.nlmsg_seq = ++*seq;
+    route.r.rtm_family = AF_INET;
+    route.r.rtm_dst_len = 32;
+    route.a.rta_len = RTA_LENGTH(4);
+    route.a.rta_type = RTA_DST;
+    memcpy(route.addr, dst, 4);
+    n = exchange(fd, &route.h, route.h.nlmsg_seq, buf, buflen);
+    if (n < 0 || reply->nlmsg_type != RTM_NEWROUTE)
+        return -1;
+    {
+        struct rtmsg *r = NLMSG_DATA(reply);
+        int len = (int)reply->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*r));
+        for (struct rtattr *a = RTM_RTA(r); RTA_OK(a, len); a = RTA_NEXT(a, len))
+            if (a->rta_type == RTA_OIF && RTA_PAYLOAD(a) == 4)
+                memcpy(&oif, RTA_DATA(a), 4);
+    }
+    if (oif <= 0)
+        return -1;
+
+    link.h.nlmsg_len = sizeof(link);
+    link.h.nlmsg_type = RTM_GETLINK;
+    link.h.nlmsg_flags = NLM_F_REQUEST;
+    link.h.nlmsg_seq = ++*seq;
+    link.i.ifi_family = AF_UNSPEC;
+    link.i.ifi_index = oif;
+    n = exchange(fd, &link.h, link.h.nlmsg_seq, buf, buflen);
+    if (n < 0 || reply->nlmsg_type != RTM_NEWLINK)
+        return -1;
+    return ((struct ifinfomsg *)NLMSG_DATA(reply))->ifi_flags;
+}
