@@ -157,21 +157,22 @@ public final class UplinkTracker: Sendable {
     public func start() throws(ReachabilityError) {
         let wakeFD = creach_wakeup_open()
         guard wakeFD >= 0 else { throw .system(operation: "eventfd", errno: .current) }
-        let started: Bool = shared.withLock { shared in
-            guard shared.thread == nil else { return false }
-            shared.wakeFD = wakeFD
-            shared.stopping = false
-            return true
-        }
-        guard started else { close(wakeFD); return }
+        // The thread is created under the lock, so a concurrent `stop()` sees
+        // it (and joins it) or runs before it exists; never in between.
+        let started: Bool
         do {
-            let thread = try startJoinableThread { [self] in run(wakeFD: wakeFD) }
-            shared.withLock { $0.thread = thread }
+            started = try shared.withLock { (shared) throws(ReachabilityError) -> Bool in
+                guard shared.thread == nil else { return false }
+                shared.thread = try startJoinableThread { [self] in run(wakeFD: wakeFD) }
+                shared.wakeFD = wakeFD
+                shared.stopping = false
+                return true
+            }
         } catch {
-            shared.withLock { $0.wakeFD = -1 }
             close(wakeFD)
             throw error
         }
+        if !started { close(wakeFD) }
     }
 
     /// Stops the rounds: a probe in flight is cancelled, the thread joined.
