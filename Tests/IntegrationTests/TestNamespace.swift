@@ -74,12 +74,19 @@ func runCommand(_ executable: URL, _ arguments: [String], environment: [String: 
 }
 
 /// A process left running (`reach watch`), its output collected as it comes.
+///
+/// Each pipe is drained by a blocking `read(2)` loop on its own thread, not by
+/// `FileHandle.readabilityHandler`: tearing down the libdispatch read source
+/// behind that handler races the descriptor's close and intermittently crashes
+/// the test process in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch
+/// issue 949). A blocking read registers nothing with libdispatch's epoll loop.
 final class RunningProcess: @unchecked Sendable {
     private let process = Process()
     private final class Output: Sendable {
         let state = Mutex<(lines: [String], partial: String, stderr: String)>(([], "", ""))
     }
     private let output = Output()
+    private let readers = DispatchGroup()
 
     init(_ executable: URL, _ arguments: [String]) throws {
         process.executableURL = executable
@@ -88,23 +95,42 @@ final class RunningProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
+        do {
+            try process.run()
+        } catch {
+            throw CommandError.launchFailed(([executable.path] + arguments).joined(separator: " "), error)
+        }
+        // The child has its copies; closing ours lets the readers see EOF.
+        try? out.fileHandleForWriting.close()
+        try? err.fileHandleForWriting.close()
+        drain(out.fileHandleForReading) { [output] text in
             output.state.withLock { state in
                 var pieces = (state.partial + text).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
                 state.partial = pieces.removeLast()
                 state.lines += pieces.filter { !$0.isEmpty }
             }
         }
-        err.fileHandleForReading.readabilityHandler = { [output] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
+        drain(err.fileHandleForReading) { [output] text in
             output.state.withLock { $0.stderr += text }
         }
-        do {
-            try process.run()
-        } catch {
-            throw CommandError.launchFailed(([executable.path] + arguments).joined(separator: " "), error)
+    }
+
+    /// Reads `handle` until end of file on a thread of its own, handing each
+    /// chunk to `body`; the handle (and its descriptor) lives until then.
+    private func drain(_ handle: FileHandle, _ body: @escaping @Sendable (String) -> Void) {
+        readers.enter()
+        let thread = Thread { [readers] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                body(String(decoding: buffer[..<count], as: UTF8.self))
+            }
+            try? handle.close()
+            readers.leave()
         }
+        thread.start()
     }
 
     var lines: [String] { output.state.withLock { $0.lines } }
@@ -122,12 +148,16 @@ final class RunningProcess: @unchecked Sendable {
     func waitForExit(timeout: TimeInterval) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(2000) }
-        return process.isRunning ? nil : process.terminationStatus
+        if process.isRunning { return nil }
+        _ = readers.wait(timeout: .now() + 5)   // the output it left in the pipes
+        return process.terminationStatus
     }
 
+    /// Stops the process and waits for it and for the last of its output.
     func terminate() {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
+        _ = readers.wait(timeout: .now() + 5)
     }
 }
 
