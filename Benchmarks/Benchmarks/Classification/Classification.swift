@@ -110,7 +110,7 @@ let benchmarks: @Sendable () -> Void = {
                     for i in 0..<flags.count {
                         let access = Accessibility(verdict: verdicts[i], flags: flags[i], allowsWWAN: i & 1 == 0,
                                                    probe: i & 4 == 0 ? .answered : .notProbed)
-                        sum &+= access == .accessible ? 1 : (access.isRestricted ? 2 : 3)
+                        sum &+= code(access)
                     }
                     blackHole(sum)
                 }

@@ -33,20 +33,22 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
     /// usable network the answer is unknown; WWAN refused by policy
     /// restricts; a captive portal is captive; a failed probe restricts;
     /// otherwise accessible (a route with no probe counts as accessible).
-    @inline(__always)
+    @inlinable @inline(__always)
     public init(verdict: RouteVerdict?, flags: ReachabilityFlags, allowsWWAN: Bool, probe: ProbeVerdict) {
-        if verdict == .prohibit {
+        // Pattern matches, not `==`: enums with raw values would compare
+        // through a witness call when inlined into another module.
+        if case .prohibit? = verdict {
             self = .restricted(.routeProhibited)
         } else if !flags.isNetworkReachable {
             self = .unknown
-        } else if flags.contains(.isWWAN) && !allowsWWAN {
+        } else if flags.rawValue & wwanFlagBit != 0 && !allowsWWAN {
             self = .restricted(.wwanRefused)
-        } else if probe == .captivePortal {
-            self = .captive
-        } else if probe == .failed {
-            self = .restricted(.probeFailed)
         } else {
-            self = .accessible
+            switch probe {
+            case .captivePortal: self = .captive
+            case .failed: self = .restricted(.probeFailed)
+            case .notProbed, .answered: self = .accessible
+            }
         }
     }
 

@@ -72,21 +72,23 @@ public struct ReachabilityMask: OptionSet, Hashable, Sendable, CustomStringConve
     public static let reachable: ReachabilityMask = [.wifi, .wired, .reachableWWAN, .other]
 
     /// The situation of an answer with these flags over a link of `kind`.
-    @inline(__always)
+    @inlinable @inline(__always)
     public init(flags: ReachabilityFlags, kind: InterfaceKind, allowsWWAN: Bool, radio: RadioGeneration?) {
-        switch ReachabilityStatus(flags: flags, kind: kind) {
-        case .unknown, .notReachable:
-            self = .unavailable
-        case .reachable(.wwan):
-            guard allowsWWAN else { self = .wwanRefused; return }
-            // 2G ... 5G are the bits 4 ... 7.
-            self = radio.map { ReachabilityMask(rawValue: 1 << UInt16($0.rawValue + 2)) } ?? .wwanUnknownGeneration
-        case .reachable(.wifi):
-            self = .wifi
-        case .reachable(.wired):
-            self = .wired
-        case .reachable:
-            self = .other
+        // Raw bits rather than the static masks: inlined into another module,
+        // a static is reached through its lazy accessor, a literal is free.
+        guard flags.isNetworkReachable else { self.init(rawValue: 1 << 0); return }   // unavailable
+        let wwan: Bool
+        switch kind {
+        case .wifi: self.init(rawValue: 1 << 1); wwan = false
+        case .wired: self.init(rawValue: 1 << 2); wwan = false
+        case .wwan: self.init(rawValue: 0); wwan = true
+        case .tunnel, .loopback, .other: self.init(rawValue: 1 << 9); wwan = false
+        }
+        if wwan || flags.rawValue & wwanFlagBit != 0 {
+            // wwanRefused, or the generation's bit (2G ... 5G are bits 4 ... 7),
+            // or wwanUnknownGeneration.
+            let bit: UInt16 = !allowsWWAN ? 3 : (radio.map { UInt16(truncatingIfNeeded: $0.rawValue + 2) } ?? 8)
+            self.init(rawValue: 1 << bit)
         }
     }
 

@@ -1,27 +1,33 @@
 // The status decision tables: pure functions from flags to the answers that
 // iOS code expects. They are the hot path, so each one is a constant table
 // indexed by the five flag bits the rule reads (no branches on the flags, no
-// allocation). Tests check every table over all 512 combinations of the nine
+// allocation). The tables and the initialisers are @inlinable, so a caller in
+// another module gets the lookup inlined rather than a call per answer. Tests
+// check every table over all 512 combinations of the nine
 // flag bits against a reference written independently.
 
 /// Index into the tables: bit 0 reachable, 1 connectionRequired,
 /// 2 connectionOnTraffic, 3 interventionRequired, 4 connectionOnDemand —
 /// exactly flag bits 1...5.
-@inline(__always)
-private func ruleIndex(_ flags: ReachabilityFlags) -> UInt32 { (flags.rawValue >> 1) & 0x1F }
+@inlinable @inline(__always)
+func ruleIndex(_ flags: ReachabilityFlags) -> UInt32 { (flags.rawValue >> 1) & 0x1F }
 
 /// Bit i set when index i is "network reachable" by the AFNetworking rule:
 /// reachable && (!connectionRequired || ((onTraffic || onDemand) && !interventionRequired)).
-private let networkReachableTable: UInt32 = 0x22AA_22A2
+@usableFromInline let networkReachableTable: UInt32 = 0x22AA_22A2
+
+/// `ReachabilityFlags.isWWAN` as a plain constant: inlined code in another
+/// module would otherwise reach the static through its lazy accessor.
+@usableFromInline let wwanFlagBit: UInt32 = 1 << 18
 
 /// Two bits per index: 0 satisfied, 1 unsatisfied, 2 requiresConnection.
-private let pathStatusTable: UInt64 = 0x5151_9191_5151_9151
+@usableFromInline let pathStatusTable: UInt64 = 0x5151_9191_5151_9151
 
 extension ReachabilityFlags {
     /// The AFNetworking / Apple rule: reachable, and either no connection is
     /// required or it can be made automatically (on demand or on traffic)
     /// without intervention.
-    @inline(__always)
+    @inlinable @inline(__always)
     public var isNetworkReachable: Bool { (networkReachableTable >> ruleIndex(self)) & 1 == 1 }
 }
 
@@ -36,10 +42,10 @@ public enum ReachabilityStatus: Hashable, Sendable, CustomStringConvertible {
 
     /// The status for these flags; `kind` is the output interface's kind, used
     /// when the flags say reachable but not WWAN.
-    @inline(__always)
+    @inlinable @inline(__always)
     public init(flags: ReachabilityFlags, kind: InterfaceKind) {
         guard flags.isNetworkReachable else { self = .notReachable; return }
-        self = .reachable(flags.contains(.isWWAN) ? .wwan : kind)
+        self = .reachable(flags.rawValue & wwanFlagBit != 0 ? .wwan : kind)
     }
 
     public var isReachable: Bool { if case .reachable = self { return true } else { return false } }
@@ -61,10 +67,10 @@ public enum NetworkStatus: String, Hashable, Sendable {
     case reachableViaWiFi
     case reachableViaWWAN
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public init(flags: ReachabilityFlags) {
-        let reachable = flags.isNetworkReachable
-        self = !reachable ? .notReachable : (flags.contains(.isWWAN) ? .reachableViaWWAN : .reachableViaWiFi)
+        guard flags.isNetworkReachable else { self = .notReachable; return }
+        self = flags.rawValue & wwanFlagBit != 0 ? .reachableViaWWAN : .reachableViaWiFi
     }
 }
 
@@ -75,7 +81,7 @@ public enum PathStatus: String, Hashable, Sendable {
     case unsatisfied
     case requiresConnection
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public init(flags: ReachabilityFlags) {
         switch (pathStatusTable >> (2 * UInt64(ruleIndex(flags)))) & 3 {
         case 0: self = .satisfied
