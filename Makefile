@@ -1,10 +1,11 @@
 # Quick start: `make run` (set-up, build, run `reach`) and `make test`.
 SWIFT ?= swift
+SHELL := /bin/bash
 # Root installs directly; anyone else through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test bench bench-check clean
+.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check clean
 
 all: build
 
@@ -30,6 +31,38 @@ run: build
 # they skip, unless REACH_REQUIRE_NETNS=1 makes them fail.
 test: setup
 	$(SWIFT) test --disable-swift-testing
+
+# The whole suite again with AddressSanitizer (Swift and C) and
+# UndefinedBehaviorSanitizer (the C core: Swift checks its own arithmetic), in
+# a build directory of its own. LeakSanitizer reports what C code allocated and
+# never freed; .ci/lsan.supp explains what it does not report.
+SANITIZE_FLAGS := --scratch-path .build-sanitize --sanitize=address \
+	-Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
+	-Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined
+test-sanitize: setup
+	$(SWIFT) build --build-tests $(SANITIZE_FLAGS) 2>&1 | grep -v "ld.gold: warning: Cannot export local symbol" ; \
+		exit $${PIPESTATUS[0]}
+	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SWIFT_BACKTRACE=enable=no \
+		$(SWIFT) test --skip-build --disable-swift-testing $(SANITIZE_FLAGS)
+
+# Soak: 10,000 link flaps under one monitor and 10,000 monitor start/stop
+# cycles; file descriptors, library threads and RSS must come back to where
+# they started. `make test` runs the same tests with 300 cycles.
+SOAK_CYCLES ?= 10000
+soak: setup
+	REACH_SOAK_CYCLES=$(SOAK_CYCLES) $(SWIFT) test --disable-swift-testing --filter SoakTests 2>&1 | \
+		grep -E "^soak:|error|Executed"; exit $${PIPESTATUS[0]}
+
+# libFuzzer on every C parser (Fuzz/README.md): FUZZ_SECONDS per harness.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	Fuzz/run.sh $(FUZZ_SECONDS)
+
+# What CI runs: a short run of each harness from its committed corpus.
+fuzz-smoke: setup
+	Fuzz/run.sh --smoke
 
 # Benchmarks (their own package): classification and evaluation with
 # package-benchmark, the monitor against a real kernel (root: it makes network

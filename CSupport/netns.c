@@ -55,6 +55,7 @@ static void *creach_netns_thread(void *p)
 {
     creach_netns_job *job = p;
 
+    (void)creach_thread_set_name("reach.netns");
     if (setns(job->netns_fd, CLONE_NEWNET) < 0) {
         job->result = -1;
         job->error = errno;

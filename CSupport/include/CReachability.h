@@ -601,6 +601,12 @@ int creach_caps_effective(void);
  */
 int creach_netns_enter_thread(int netns_fd);
 
+/**
+ * creach_thread_set_name - name the calling thread (/proc/self/task/N/comm)
+ * @name: at most 15 bytes. Returns 0, or -1 with errno (EINVAL when longer).
+ */
+int creach_thread_set_name(const char *name);
+
 /* ------------------------------------------------------------------------ */
 /* Constants Swift cannot import without the glibc/kernel header clash       */
 

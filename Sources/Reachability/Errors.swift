@@ -64,6 +64,10 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
     case invalidConfiguration(String, reason: String)
     /// A probe method or URL that cannot be used (`tcp:0`, `https://`, a bad host).
     case invalidProbe(String, reason: String)
+    /// The process lacks a capability the operation needs (`EPERM`): entering
+    /// another network namespace needs `CAP_SYS_ADMIN`. Lookups and monitoring
+    /// in the process's own namespace need none.
+    case permissionDenied(operation: String, needs: String)
     /// A system call or kernel exchange failed.
     case system(operation: String, errno: Errno)
 
@@ -82,7 +86,20 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
         case let .resolutionTimedOut(host): return "resolving '\(host)' timed out"
         case let .invalidConfiguration(name, reason): return "invalid \(name): \(reason)"
         case let .invalidProbe(text, reason): return "invalid probe '\(text)': \(reason)"
+        case let .permissionDenied(operation, needs): return "\(operation): permission denied, needs \(needs)"
         case let .system(operation, errno): return "\(operation): \(errno)"
         }
+    }
+}
+
+extension ReachabilityError {
+    /// A netlink socket could not be opened in `namespace` (through `fd`):
+    /// EPERM there means the process may not enter it.
+    static func openingSocket(_ operation: String, in namespace: NetworkNamespace, errno: Errno) -> ReachabilityError {
+        guard errno == .notPermitted, case let .some(name) = namespace.argument else {
+            return .system(operation: operation, errno: errno)
+        }
+        return .permissionDenied(operation: "\(operation) in network namespace '\(name)'",
+                                 needs: "CAP_SYS_ADMIN to enter it (or run inside it: ip netns exec \(name) ...)")
     }
 }

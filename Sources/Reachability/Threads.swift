@@ -1,3 +1,5 @@
+internal import CReachability
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,23 +9,38 @@ import Glibc
 // running monitor's event thread and uplink tracker's round thread
 // (joinable, so that `stop()` returns only once the thread is gone). The C
 // core's short-lived namespace helpers (netns.c) only create a socket and end.
+//
+// Each thread carries a name (`top -H`, `ps -L`, /proc/PID/task/*/comm) that
+// says whose it is: every name starts with `reach.`.
+
+/// What a library thread is for; its name in /proc (at most 15 bytes).
+enum ThreadRole: String {
+    case monitor = "reach.monitor"
+    case tracker = "reach.tracker"
+    case resolver = "reach.resolve"
+    case probe = "reach.probe"
+}
 
 /// Starts a detached thread running `body`.
-func startThread(_ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
-    _ = try createThread(detached: true, body)
+func startThread(_ role: ThreadRole, _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
+    _ = try createThread(role, detached: true, body)
 }
 
 /// Starts a joinable thread running `body`; the caller must join or detach it.
-func startJoinableThread(_ body: @escaping @Sendable () -> Void) throws(ReachabilityError) -> pthread_t {
-    try createThread(detached: false, body)
+func startJoinableThread(_ role: ThreadRole, _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) -> pthread_t {
+    try createThread(role, detached: false, body)
 }
 
-private func createThread(detached: Bool, _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) -> pthread_t {
+private func createThread(_ role: ThreadRole, detached: Bool,
+                          _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) -> pthread_t {
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
     pthread_attr_setdetachstate(&attributes, Int32(detached ? PTHREAD_CREATE_DETACHED : PTHREAD_CREATE_JOINABLE))
-    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    let context = Unmanaged.passRetained(ThreadBody {
+        _ = creach_thread_set_name(role.rawValue)
+        body()
+    }).toOpaque()
     var thread = pthread_t()
     let rc = pthread_create(&thread, &attributes, { context in
         Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()

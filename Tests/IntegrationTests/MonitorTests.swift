@@ -88,30 +88,10 @@ final class MonitorTests: NamespaceTestCase {
         "\(change.target) → \(change.status) [\(change.flags)] via \(change.interface ?? "-")"
     }
 
-    /// Sets IFF_UP of `device` with ioctl on a thread inside `ns`, returning
-    /// CLOCK_MONOTONIC just before the call (the start of a latency measurement).
+    /// Sets IFF_UP of `device` in `ns`, returning CLOCK_MONOTONIC just before
+    /// the change (the start of a latency measurement).
     private func setLink(_ device: String, up: Bool, in ns: TestNamespace) throws -> UInt64 {
-        try ns.onThreadInside { () throws(TestNamespace.ThreadError) -> UInt64 in
-            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { throw TestNamespace.ThreadError("socket") }
-            defer { close(fd) }
-            // struct ifreq: ifr_name[16], then ifr_flags (a short) at offset 16.
-            var request = [UInt8](repeating: 0, count: 40)
-            for (i, byte) in device.utf8.prefix(15).enumerated() { request[i] = byte }
-            let getFlags: UInt = 0x8913, setFlags: UInt = 0x8914   // SIOCGIFFLAGS, SIOCSIFFLAGS
-            guard request.withUnsafeMutableBytes({ ioctl(fd, getFlags, $0.baseAddress!) }) == 0 else {
-                throw TestNamespace.ThreadError("SIOCGIFFLAGS \(device)")
-            }
-            var flags = UInt16(request[16]) | UInt16(request[17]) << 8
-            flags = up ? flags | 1 : flags & ~1                    // IFF_UP
-            request[16] = UInt8(flags & 0xFF)
-            request[17] = UInt8(flags >> 8)
-            let start = creach_monotonic_ns()
-            guard request.withUnsafeMutableBytes({ ioctl(fd, setFlags, $0.baseAddress!) }) == 0 else {
-                throw TestNamespace.ThreadError("SIOCSIFFLAGS \(device)")
-            }
-            return start
-        }
+        try ns.linkControl().set(device, up: up)
     }
 
     private func assertMatchesKernel(_ evaluation: TargetEvaluation?, _ ns: TestNamespace, _ address: String,

@@ -136,6 +136,7 @@ final class RunningProcess: @unchecked Sendable {
     var lines: [String] { output.state.withLock { $0.lines } }
     var stderr: String { output.state.withLock { $0.stderr } }
     var isRunning: Bool { process.isRunning }
+    var pid: Int32 { process.processIdentifier }
 
     /// Waits until `count` lines were printed (or `timeout`); returns the lines so far.
     func waitForLines(_ count: Int, timeout: TimeInterval = 5) -> [String] {
@@ -410,6 +411,15 @@ final class TestNamespace: @unchecked Sendable {
         return try result.withLock { $0! }.get()
     }
 
+    /// A socket of this namespace for switching its links up and down.
+    func linkControl() throws(ThreadError) -> LinkControl {
+        LinkControl(fd: try onThreadInside { () throws(ThreadError) -> Int32 in
+            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { throw ThreadError("socket") }
+            return fd
+        })
+    }
+
     /// Writes a sysctl of this namespace (`net.ipv6.conf.default.addr_gen_mode` → /proc/sys/net/ipv6/conf/default/addr_gen_mode).
     func setSysctl(_ key: String, _ value: String) throws(ThreadError) {
         let path = "/proc/sys/" + key.replacingOccurrences(of: ".", with: "/")
@@ -481,6 +491,37 @@ final class TestNamespace: @unchecked Sendable {
 // MARK: - Base class
 
 /// Thrown after `XCTFail` to end a test that cannot run.
+/// A socket opened inside a namespace: interface ioctls on it act on that
+/// namespace's links (a socket keeps the namespace it was made in), from any
+/// thread, without a thread per change.
+final class LinkControl: Sendable {
+    let fd: Int32
+    init(fd: Int32) { self.fd = fd }
+    deinit { close(fd) }
+
+    /// Sets or clears IFF_UP of `device`; returns CLOCK_MONOTONIC just before
+    /// the change (the start of a latency measurement).
+    @discardableResult
+    func set(_ device: String, up: Bool) throws(TestNamespace.ThreadError) -> UInt64 {
+        // struct ifreq: ifr_name[16], then ifr_flags (a short) at offset 16.
+        var request = [UInt8](repeating: 0, count: 40)
+        for (i, byte) in device.utf8.prefix(15).enumerated() { request[i] = byte }
+        let getFlags: UInt = 0x8913, setFlags: UInt = 0x8914   // SIOCGIFFLAGS, SIOCSIFFLAGS
+        guard request.withUnsafeMutableBytes({ ioctl(fd, getFlags, $0.baseAddress!) }) == 0 else {
+            throw TestNamespace.ThreadError("SIOCGIFFLAGS \(device)")
+        }
+        var flags = UInt16(request[16]) | UInt16(request[17]) << 8
+        flags = up ? flags | 1 : flags & ~1                    // IFF_UP
+        request[16] = UInt8(flags & 0xFF)
+        request[17] = UInt8(flags >> 8)
+        let start = creach_monotonic_ns()
+        guard request.withUnsafeMutableBytes({ ioctl(fd, setFlags, $0.baseAddress!) }) == 0 else {
+            throw TestNamespace.ThreadError("SIOCSIFFLAGS \(device)")
+        }
+        return start
+    }
+}
+
 struct TestStopped: Error, CustomStringConvertible {
     let reason: String
     var description: String { "test stopped: \(reason)" }

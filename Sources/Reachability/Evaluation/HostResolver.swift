@@ -20,7 +20,7 @@ enum HostResolver {
             pending.onFinish { timer.cancel() }
             do throws(ReachabilityError) {
                 // getaddrinfo cannot be cancelled: on a timeout the thread runs on and its answer is dropped.
-                try startThread {
+                try startThread(.resolver) {
                     pending.finish(Result { () throws(ReachabilityError) in try lookUp(host, namespaceFD: namespaceFD) })
                 }
             } catch {
@@ -33,6 +33,8 @@ enum HostResolver {
     /// The blocking part, run on a resolver thread (the monitor starts its own). Addresses keep the
     /// resolver's order (RFC 6724), duplicates removed.
     static func lookUp(_ host: String, namespaceFD: Int32) throws(ReachabilityError) -> [IPAddress] {
+        // getaddrinfo would see the name cut at the NUL ("localhost\0x" resolving as localhost).
+        guard !host.utf8.contains(0) else { throw .invalidTarget(host, reason: "contains NUL") }
         if namespaceFD >= 0 && creach_netns_enter_thread(namespaceFD) != 0 {
             throw .system(operation: "enter network namespace to resolve \(host)", errno: .current)
         }

@@ -39,8 +39,8 @@ public final class ReachabilityEvaluator: Sendable {
     let namespaceFD: Int32
 
     /// Opens a netlink socket (and sysfs) in `namespace`.
-    /// - Throws: `.unknownNamespace`, or `.system` when the socket cannot be opened
-    ///   (entering another namespace needs `CAP_SYS_ADMIN`).
+    /// - Throws: `.unknownNamespace`, `.permissionDenied` when the process may
+    ///   not enter `namespace` (that needs `CAP_SYS_ADMIN`), or `.system`.
     public init(namespace: NetworkNamespace = .current, kindOverrides: [InterfaceKindOverride] = [],
                 policy: ReachabilityPolicy = ReachabilityPolicy(), radio: RadioSource = RadioSource()) throws(ReachabilityError) {
         self.namespace = namespace
@@ -52,7 +52,7 @@ public final class ReachabilityEvaluator: Sendable {
         if creach_nl_open(&netlink, 0, fd) != 0 {
             let error = Errno.current
             if fd >= 0 { close(fd) }
-            throw .system(operation: "open NETLINK_ROUTE socket", errno: error)
+            throw .openingSocket("open NETLINK_ROUTE socket", in: namespace, errno: error)
         }
         // Without sysfs (e.g. no right to mount one for another namespace) kinds
         // come from netlink facts and name patterns alone.
@@ -194,7 +194,12 @@ public final class ReachabilityEvaluator: Sendable {
         query.family = address.family.rawFamily
         address.copy(into: &query.dst)
         query.has_src = try address.copySource(options.source, into: &query.src) ? 1 : 0
-        if let uid = options.uid { query.has_uid = 1; query.uid = uid }
+        if let uid = options.uid {
+            // (uid_t)-1 is INVALID_UID to the kernel: it matches no uidrange rule, so the
+            // lookup would answer for no real uid (LookupOptions.validated rejects it too).
+            guard uid != UInt32.max else { throw .invalidUID(Int64(uid)) }
+            query.has_uid = 1; query.uid = uid
+        }
         if let mark = options.mark { query.has_mark = 1; query.mark = mark }
         if let name = options.interface { query.oif = try interfaceIndex(named: name, in: &session) }
         var route = creach_route()

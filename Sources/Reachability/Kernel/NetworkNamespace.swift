@@ -15,14 +15,26 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     /// `NAME` → `.named`, anything with a `/` → `.path`; validates the name.
     public init(parsing text: String) throws(ReachabilityError) {
         if text.contains("/") {
+            try Self.validatePath(text)
             self = .path(text)
         } else {
-            guard !text.isEmpty else { throw .invalidNamespace(text, reason: "empty name") }
-            guard text != "." && text != ".." else { throw .invalidNamespace(text, reason: "not a name") }
-            guard text.utf8.count <= 255 else { throw .invalidNamespace(text, reason: "longer than 255 bytes") }
-            guard !text.utf8.contains(0) else { throw .invalidNamespace(text, reason: "contains NUL") }
+            try Self.validateName(text)
             self = .named(text)
         }
+    }
+
+    private static func validateName(_ text: String) throws(ReachabilityError) {
+        guard !text.isEmpty else { throw .invalidNamespace(text, reason: "empty name") }
+        guard text != "." && text != ".." else { throw .invalidNamespace(text, reason: "not a name") }
+        guard text.utf8.count <= 255 else { throw .invalidNamespace(text, reason: "longer than 255 bytes") }
+        guard !text.utf8.contains(0) else { throw .invalidNamespace(text, reason: "contains NUL") }
+        guard !text.contains("/") else { throw .invalidNamespace(text, reason: "a name cannot contain '/'") }
+    }
+
+    /// A C string ends at its first NUL: "/run/netns/a\0b" would open /run/netns/a.
+    private static func validatePath(_ text: String) throws(ReachabilityError) {
+        guard !text.isEmpty else { throw .invalidNamespace(text, reason: "empty path") }
+        guard !text.utf8.contains(0) else { throw .invalidNamespace(text, reason: "contains NUL") }
     }
 
     /// The name or path as given to `creach_netns_open`, nil for `.current`.
@@ -38,6 +50,11 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
 
     /// An fd of the namespace (O_CLOEXEC) for the caller to close; -1 for `.current`.
     func open() throws(ReachabilityError) -> Int32 {
+        switch self {
+        case .current: return -1
+        case let .named(name): try Self.validateName(name)
+        case let .path(path): try Self.validatePath(path)
+        }
         guard let argument else { return -1 }
         let fd = creach_netns_open(argument)
         guard fd >= 0 else {
@@ -45,6 +62,28 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
             if error == .noSuchFileOrDirectory || error.rawValue == ENOTDIR { throw .unknownNamespace(argument) }
             throw .system(operation: "open network namespace \(argument)", errno: error)
         }
+        if let reason = Self.notANetworkNamespace(fd) {
+            close(fd)
+            throw .invalidNamespace(argument, reason: reason)
+        }
         return fd
+    }
+
+    /// Why `fd` is not a network namespace; nil when it is one (or the kernel
+    /// cannot tell, and setns will decide). Without this check a regular file
+    /// or another kind of namespace fails later, in setns, as a bare EINVAL.
+    private static func notANetworkNamespace(_ fd: Int32) -> String? {
+        let nsGetNSType: UInt = 0xB703            // NS_GET_NSTYPE = _IO(0xb7, 0x3), Linux 4.11
+        let cloneNewNet: Int32 = 0x4000_0000      // CLONE_NEWNET
+        let type = ioctl(fd, nsGetNSType)
+        if type >= 0 {
+            return type == cloneNewNet ? nil : "a namespace of another type, not a network namespace"
+        }
+        // ENOTTY: not a namespace file, or a kernel without NS_GET_NSTYPE. Every
+        // namespace file lives on the one nsfs, so its device tells them apart.
+        var file = stat()
+        var known = stat()
+        guard fstat(fd, &file) == 0, stat("/proc/self/ns/net", &known) == 0 else { return nil }
+        return file.st_dev == known.st_dev ? nil : "not a network namespace file"
     }
 }

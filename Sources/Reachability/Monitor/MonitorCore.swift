@@ -99,7 +99,7 @@ final class MonitorCore: Sendable {
             shared.latest = Array(repeating: nil, count: targets.count)
             let loop = MonitorLoop(core: self, socket: socket, wakeFD: wakeFD, generation: shared.generation)
             do throws(ReachabilityError) {
-                let thread = try startJoinableThread { loop.run() }
+                let thread = try startJoinableThread(.monitor) { loop.run() }
                 shared.phase = .running(thread: thread)
             } catch {
                 loop.release()

@@ -79,7 +79,7 @@ final class MonitorLoop: @unchecked Sendable {
                                 configuration: ReachabilityMonitor.Configuration) throws(ReachabilityError) -> creach_nl {
         var socket = creach_nl()
         guard creach_nl_open(&socket, creach_monitor_groups, evaluator.namespaceFD) == 0 else {
-            throw .system(operation: "open NETLINK_ROUTE event socket", errno: .current)
+            throw .openingSocket("open NETLINK_ROUTE event socket", in: evaluator.namespace, errno: .current)
         }
         if let size = configuration.receiveBufferSize {
             guard creach_nl_set_rcvbuf(&socket, Int32(clamping: size)) >= 0 else {
@@ -272,7 +272,7 @@ final class MonitorLoop: @unchecked Sendable {
         do {
             // The thread holds the evaluator (through the core), so the
             // namespace fd it enters stays open until it is done.
-            try startThread {
+            try startThread(.resolver) {
                 let result = Result { () throws(ReachabilityError) in
                     try HostResolver.lookUp(name, namespaceFD: core.evaluator.namespaceFD)
                 }

@@ -42,6 +42,25 @@ public enum ProbeMethod: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Throws `.invalidProbe` for a method built from its cases that parsing
+    /// would have refused: port 0 (a connect to it is refused, a silent wrong
+    /// answer), or a NUL in a name, host or path (C would cut the string there).
+    func validate() throws(ReachabilityError) {
+        switch self {
+        case .icmp:
+            return
+        case let .tcp(port):
+            guard port > 0 else { throw .invalidProbe(description, reason: "port must be 1...65535") }
+        case let .http(url):
+            guard url.port > 0 else { throw .invalidProbe(description, reason: "port must be 1...65535") }
+            guard !(url.host?.utf8.contains(0) ?? false), !url.path.utf8.contains(0) else {
+                throw .invalidProbe(description, reason: "contains NUL")
+            }
+        case let .dns(name, _):
+            guard !name.utf8.contains(0) else { throw .invalidProbe(description, reason: "contains NUL") }
+        }
+    }
+
     public var description: String {
         switch self {
         case .icmp: return "icmp"
@@ -80,6 +99,8 @@ public struct HTTPProbeURL: Hashable, Sendable, CustomStringConvertible {
         func bad(_ reason: String) -> ReachabilityError { .invalidProbe("http:\(text)", reason: reason) }
         let visible = text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
         guard visible else { throw bad("URL must be visible ASCII without spaces") }
+        // `--method http://HOST/` splits into `http` and `//HOST/`: a host, not a path.
+        guard !text.hasPrefix("//") else { throw bad("'//' starts a host, not a path: write http:http://HOST/PATH") }
         if text.hasPrefix("/") {
             self.init(host: nil, port: 80, path: text)
             return

@@ -56,7 +56,7 @@ public final class Prober: Sendable {
                       options: ProbeOptions = ProbeOptions()) async throws(ReachabilityError) -> ProbeResult {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ProbeResult, ReachabilityError>, Never>) in
             do throws(ReachabilityError) {
-                try startThread {
+                try startThread(.probe) {
                     continuation.resume(returning: Result { () throws(ReachabilityError) in
                         try self.probe(address, method: method, options: options, wakeFD: -1)
                     })
@@ -78,6 +78,7 @@ public final class Prober: Sendable {
     func probe(_ address: IPAddress, method: ProbeMethod, options: ProbeOptions,
                wakeFD: Int32) throws(ReachabilityError) -> ProbeResult {
         try options.validate()
+        try method.validate()
         var target = try Self.target(address, options: options)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
         defer { buffer.deallocate() }

@@ -110,6 +110,7 @@ public final class UplinkTracker: Sendable {
                 throw .invalidConfiguration("source", reason: "\(source) is of another family than a track host")
             }
             try probeOptions.validate()
+            try method.validate()
         }
 
         var probeOptions: ProbeOptions {
@@ -163,7 +164,7 @@ public final class UplinkTracker: Sendable {
         do {
             started = try shared.withLock { (shared) throws(ReachabilityError) -> Bool in
                 guard shared.thread == nil else { return false }
-                shared.thread = try startJoinableThread { [self] in run(wakeFD: wakeFD) }
+                shared.thread = try startJoinableThread(.tracker) { [self] in run(wakeFD: wakeFD) }
                 shared.wakeFD = wakeFD
                 shared.stopping = false
                 return true

@@ -1,0 +1,187 @@
+// Soak: many link flaps under one running monitor, and many monitor
+// start/stop cycles, in a namespace of the test's own. File descriptors and
+// the library's threads must come back to exactly their starting values, and
+// RSS must not grow with the number of cycles.
+//
+// REACH_SOAK_CYCLES sets the number of cycles (CI: the default, a bounded
+// run; `make soak`: 10,000). Each test prints its figures.
+
+import CReachability
+import Foundation
+@testable import Reachability
+import Synchronization
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What this process holds: open file descriptors, the library's threads
+/// (named `reach.*`), all threads, and resident memory.
+struct ProcessResources: CustomStringConvertible {
+    var descriptors: Int
+    var libraryThreads: Int
+    var threads: Int
+    var rssKB: Int
+
+    static func now() -> ProcessResources {
+        let fm = FileManager.default
+        let descriptors = (try? fm.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+        let tasks = (try? fm.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        let libraryThreads = tasks.filter { task in
+            ((try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "").hasPrefix("reach.")
+        }.count
+        var rss = -1
+        for line in ((try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? "").split(separator: "\n")
+        where line.hasPrefix("VmRSS:") {
+            rss = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
+        }
+        return ProcessResources(descriptors: descriptors, libraryThreads: libraryThreads, threads: tasks.count, rssKB: rss)
+    }
+
+    var description: String {
+        "fds \(descriptors), library threads \(libraryThreads), threads \(threads), RSS \(rssKB) kB"
+    }
+}
+
+/// Counts a monitor's changes without keeping them (a soak must not grow its
+/// own memory), remembering the last status.
+final class ChangeCounter: Sendable {
+    private let state = Mutex<(count: Int, last: ReachabilityStatus?)>((0, nil))
+
+    func record(_ change: ReachabilityChange) { state.withLock { $0 = ($0.count + 1, change.status) } }
+
+    /// Waits until more than `count` changes arrived and the last one is
+    /// `status`; false after `timeout`.
+    func wait(beyond count: Int, for status: ReachabilityStatus, timeout: TimeInterval = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let (seen, last) = state.withLock { ($0.count, $0.last) }
+            if seen > count && last == status { return true }
+            usleep(100)
+        }
+        return false
+    }
+
+    var count: Int { state.withLock { $0.count } }
+}
+
+final class SoakTests: NamespaceTestCase {
+
+    /// REACH_SOAK_CYCLES, or 300.
+    private var cycles: Int {
+        ProcessInfo.processInfo.environment["REACH_SOAK_CYCLES"].flatMap(Int.init).map { max($0, 20) } ?? 300
+    }
+
+    /// RSS may move by allocator noise, not with the number of cycles: the
+    /// allowance is fixed (2 MiB), so 10,000 cycles leave at most ~200 bytes
+    /// per cycle undetected, and a 300-cycle CI run ~7 kB per cycle.
+    private let rssAllowanceKB = 2048
+
+    /// Under AddressSanitizer (`make test-sanitize`) freed memory waits in a
+    /// quarantine, so RSS grows by design; LeakSanitizer checks leaks there.
+    private let underAddressSanitizer = dlsym(nil, "__asan_init") != nil
+
+    private func assertReturned(_ after: ProcessResources, to before: ProcessResources, _ what: String,
+                                file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(after.descriptors, before.descriptors, "\(what): file descriptors", file: file, line: line)
+        XCTAssertEqual(after.libraryThreads, before.libraryThreads, "\(what): library threads", file: file, line: line)
+        if !underAddressSanitizer {
+            XCTAssertLessThanOrEqual(after.rssKB - before.rssKB, rssAllowanceKB, "\(what): RSS grew", file: file, line: line)
+        }
+    }
+
+    /// Library threads end asynchronously only for detached helpers; joined
+    /// ones are gone when stop() returns. Waits briefly for the former.
+    private func settled(_ expectedLibraryThreads: Int) -> ProcessResources {
+        let deadline = Date().addingTimeInterval(2)
+        var now = ProcessResources.now()
+        while now.libraryThreads != expectedLibraryThreads && Date() < deadline {
+            usleep(10_000)
+            now = ProcessResources.now()
+        }
+        return now
+    }
+
+    func testLinkFlapsUnderOneMonitorLeaveNothingBehind() throws {
+        // A neighbour on va's own subnet: its connected route leaves with the
+        // link and comes back with it (a default route would not come back).
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let links = try ns.linkControl()
+        let idle = ProcessResources.now()
+
+        // The monitor lives in this scope only: once released, its evaluator's
+        // sockets are closed too, and the process is back to `idle`.
+        weak var released: ReachabilityMonitor?
+        try {
+            let monitor = try ReachabilityMonitor(targets: [.address(try IPAddress(parsing: "10.1.0.7"))],
+                                                  namespace: .named(ns.name))
+            released = monitor
+            defer { monitor.stop() }
+            let counter = ChangeCounter()
+            monitor.onChange { counter.record($0) }
+            try monitor.start()
+            XCTAssertTrue(counter.wait(beyond: 0, for: .reachable(.wired)), "no initial state")
+
+            // Every flap is seen: down, then up again, before the next one.
+            func flap(_ index: Int) throws {
+                let seen = counter.count
+                try links.set("va", up: false)
+                guard counter.wait(beyond: seen, for: .notReachable) else { throw TestStopped(reason: "flap \(index): down not seen") }
+                try links.set("va", up: true)
+                guard counter.wait(beyond: seen + 1, for: .reachable(.wired)) else { throw TestStopped(reason: "flap \(index): up not seen") }
+            }
+            let warmUp = max(10, cycles / 10)
+            for index in 0..<warmUp { try flap(index) }
+            let before = ProcessResources.now()
+            let started = Date()
+            for index in warmUp..<(warmUp + cycles) { try flap(index) }
+            let elapsed = Date().timeIntervalSince(started)
+            let after = ProcessResources.now()
+            let counters = monitor.counters
+            print("soak: \(cycles) link flaps (\(2 * cycles) changes) in \(String(format: "%.1f", elapsed)) s; "
+                  + "before: \(before); after: \(after); RSS \(after.rssKB - before.rssKB >= 0 ? "+" : "")\(after.rssKB - before.rssKB) kB; "
+                  + "overflows \(counters.overflows), dropped foreign \(counters.droppedForeign), malformed \(counters.droppedMalformed)")
+            assertReturned(after, to: before, "while running")
+            XCTAssertEqual(counters.overflows, 0)
+            XCTAssertEqual(counters.droppedMalformed, 0)
+        }()
+        XCTAssertNil(released, "the monitor outlived its last reference")
+        let done = settled(idle.libraryThreads)
+        XCTAssertEqual(done.descriptors, idle.descriptors, "after release: file descriptors")
+        XCTAssertEqual(done.libraryThreads, idle.libraryThreads, "after release: library threads")
+    }
+
+    func testMonitorStartStopCyclesLeaveNothingBehind() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let target = Target.address(try IPAddress(parsing: "10.1.0.7"))
+
+        // A new monitor each cycle, and one monitor started and stopped again.
+        let reused = try ReachabilityMonitor(targets: [target], namespace: .named(ns.name))
+        func cycle(_ index: Int) throws -> Bool {
+            let monitor = index % 2 == 0 ? try ReachabilityMonitor(targets: [target], namespace: .named(ns.name)) : reused
+            let counter = ChangeCounter()
+            let observation = monitor.onChange { counter.record($0) }
+            try monitor.start()
+            defer {
+                observation.cancel()
+                monitor.stop()
+            }
+            return counter.wait(beyond: 0, for: .reachable(.wired))
+        }
+        let warmUp = max(10, cycles / 10)
+        for index in 0..<warmUp { guard try cycle(index) else { return XCTFail("cycle \(index): no initial state") } }
+        let before = settled(0)
+        let started = Date()
+        for index in warmUp..<(warmUp + cycles) { guard try cycle(index) else { return XCTFail("cycle \(index): no initial state") } }
+        let elapsed = Date().timeIntervalSince(started)
+        let after = settled(0)
+
+        print("soak: \(cycles) monitor start/stop cycles in \(String(format: "%.1f", elapsed)) s; "
+              + "before: \(before); after: \(after); RSS \(after.rssKB - before.rssKB >= 0 ? "+" : "")\(after.rssKB - before.rssKB) kB")
+        XCTAssertEqual(before.libraryThreads, 0, "a monitor thread outlived stop()")
+        assertReturned(after, to: before, "after \(cycles) cycles")
+    }
+}
