@@ -236,25 +236,6 @@ final class BadInputKernelTests: NamespaceTestCase {
         return le32(length) + le16(type) + le16(flags) + le32(seq) + le32(0) + rtmsg + attrs
     }
 
-    /// Sends `message` from a NETLINK_ROUTE socket of the namespace to `portID`
-    /// (a unicast from a process: nl_pid of the sender is not 0).
-    private func sendFromAProcess(_ message: [UInt8], to portID: UInt32, in ns: TestNamespace) throws {
-        try ns.onThreadInside { () throws(TestNamespace.ThreadError) in
-            let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
-            guard fd >= 0 else { throw TestNamespace.ThreadError("socket") }
-            defer { close(fd) }
-            var address = sockaddr_nl()
-            address.nl_family = sa_family_t(AF_NETLINK)
-            address.nl_pid = portID
-            let sent = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, message, message.count, 0, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
-                }
-            }
-            guard sent == message.count else { throw TestNamespace.ThreadError("sendto") }
-        }
-    }
-
     /// Port ids of the NETLINK_ROUTE sockets that processes hold in the
     /// namespace, as /proc/net/netlink of a thread inside it lists them.
     private func routeSocketPorts(in ns: TestNamespace) throws -> [UInt32] {
@@ -280,7 +261,7 @@ final class BadInputKernelTests: NamespaceTestCase {
         let port = try XCTUnwrap(ports.first)
         // A "reply" to the evaluator's first request (sequence 1) that sends
         // 10.1.0.7 out of lo: taken for the answer, it would be a wrong one.
-        try sendFromAProcess(Self.routeMessage(type: UInt16(RTM_NEWROUTE), flags: 0, seq: 1, oif: 1), to: port, in: ns)
+        try ns.sendNetlink(Self.routeMessage(type: UInt16(RTM_NEWROUTE), flags: 0, seq: 1, oif: 1), toPort: port)
         XCTAssertEqual(evaluator.droppedMessages.foreignSender, 0)
         let answer = try evaluator.evaluate(IPAddress("10.1.0.7")!)
         XCTAssertEqual(answer.route.interfaceIndex, va, "the kernel's answer, not the forged one")
@@ -343,7 +324,7 @@ final class BadInputKernelTests: NamespaceTestCase {
         let port = try XCTUnwrap(monitor.eventPortID)
         let before = monitor.counters
         // "10.1.0.7/32 was deleted", multicast-looking, from a process.
-        try sendFromAProcess(Self.routeMessage(type: UInt16(RTM_DELROUTE), flags: 0, seq: 0, oif: 1), to: port, in: ns)
+        try ns.sendNetlink(Self.routeMessage(type: UInt16(RTM_DELROUTE), flags: 0, seq: 0, oif: 1), toPort: port)
         XCTAssertTrue(waitUntil(2) { monitor.counters.droppedForeign > before.droppedForeign },
                       "the forged notification was not counted: \(monitor.counters)")
         usleep(300_000)

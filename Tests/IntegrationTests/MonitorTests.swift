@@ -263,23 +263,10 @@ final class MonitorTests: NamespaceTestCase {
 
         // An RTM_NEWLINK "notification", unicast from a process to the
         // monitor's socket (netlink unicast stays inside the namespace).
-        try ns.onThreadInside { () throws(TestNamespace.ThreadError) in
-            let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
-            guard fd >= 0 else { throw TestNamespace.ThreadError("socket") }
-            defer { close(fd) }
-            var message = [UInt8](repeating: 0, count: 32)    // nlmsghdr + ifinfomsg
-            withUnsafeBytes(of: UInt32(32).littleEndian) { message.replaceSubrange(0 ..< 4, with: $0) }
-            withUnsafeBytes(of: UInt16(RTM_NEWLINK).littleEndian) { message.replaceSubrange(4 ..< 6, with: $0) }
-            var address = sockaddr_nl()
-            address.nl_family = sa_family_t(AF_NETLINK)
-            address.nl_pid = portID
-            let sent = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, message, message.count, 0, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
-                }
-            }
-            guard sent == message.count else { throw TestNamespace.ThreadError("sendto") }
-        }
+        var message = [UInt8](repeating: 0, count: 32)    // nlmsghdr + ifinfomsg
+        withUnsafeBytes(of: UInt32(32).littleEndian) { message.replaceSubrange(0 ..< 4, with: $0) }
+        withUnsafeBytes(of: UInt16(RTM_NEWLINK).littleEndian) { message.replaceSubrange(4 ..< 6, with: $0) }
+        try ns.sendNetlink(message, toPort: portID)
         XCTAssertTrue(recorder.wait(timeout: 2) { _ in monitor.counters.droppedForeign > before.droppedForeign },
                       "the forged message was not counted: \(monitor.counters)")
         let after = monitor.counters

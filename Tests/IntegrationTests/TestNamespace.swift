@@ -411,6 +411,26 @@ final class TestNamespace: @unchecked Sendable {
         return try result.withLock { $0! }.get()
     }
 
+    /// Sends `message` to the netlink socket with port id `portID`, from a
+    /// NETLINK_ROUTE socket of this process inside the namespace: a unicast
+    /// whose sender is a process (`nl_pid` not 0), never the kernel.
+    func sendNetlink(_ message: [UInt8], toPort portID: UInt32) throws(ThreadError) {
+        try onThreadInside { () throws(ThreadError) in
+            let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
+            guard fd >= 0 else { throw ThreadError("socket") }
+            defer { close(fd) }
+            var address = sockaddr_nl()
+            address.nl_family = sa_family_t(AF_NETLINK)
+            address.nl_pid = portID
+            let sent = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, message, message.count, 0, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                }
+            }
+            guard sent == message.count else { throw ThreadError("sendto") }
+        }
+    }
+
     /// A socket of this namespace for switching its links up and down.
     func linkControl() throws(ThreadError) -> LinkControl {
         LinkControl(fd: try onThreadInside { () throws(ThreadError) -> Int32 in
