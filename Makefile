@@ -84,4 +84,4 @@ bench-check: setup
 	cd Benchmarks && $(SWIFT) package benchmark thresholds check --target Classification --no-progress
 
 clean:
-	rm -rf .build Benchmarks/.build Benchmarks/.results
+	rm -rf .build .build-sanitize .build-fuzz Benchmarks/.build Benchmarks/.results

@@ -42,6 +42,17 @@
 CREACH_INTERNAL bool creach_error_is_request_fault(const void *msg, size_t len);
 
 /* ------------------------------------------------------------------------ */
+/* sysfs.c                                                                   */
+
+/**
+ * creach_parse_ifindex - the NUL-terminated text of a sysfs ifindex file:
+ * decimal digits, optionally one '\n', nothing else.
+ * Returns the index (0..INT32_MAX), or -1 for anything else (empty, a sign,
+ * junk, a value above INT32_MAX). Pure; exported for the fuzz harness.
+ */
+CREACH_INTERNAL int32_t creach_parse_ifindex(const char *s);
+
+/* ------------------------------------------------------------------------ */
 /* netlink_socket.c                                                          */
 
 /** What a creach_nl_msg_fn tells the exchange. */

@@ -116,8 +116,9 @@ static ssize_t creach_read_small(int dirfd, const char *path, char *buf, size_t 
     return (ssize_t)got;
 }
 
-/* "2\n" -> 2; anything else (empty, sign, junk, > INT32_MAX) -> -1. */
-static int32_t creach_parse_ifindex(const char *s)
+/* "2\n" -> 2; anything else (empty, sign, junk, > INT32_MAX) -> -1.
+ * Not static only so that Fuzz/uevent.c can link it (creach_internal.h). */
+int32_t creach_parse_ifindex(const char *s)
 {
     int64_t v = 0;
 
