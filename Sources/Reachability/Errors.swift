@@ -93,7 +93,7 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
 }
 
 extension ReachabilityError {
-    /// A netlink socket could not be opened in `namespace` (through `fd`):
+    /// A netlink socket could not be opened in `namespace`:
     /// EPERM there means the process may not enter it.
     static func openingSocket(_ operation: String, in namespace: NetworkNamespace, errno: Errno) -> ReachabilityError {
         guard errno == .notPermitted, case let .some(name) = namespace.argument else {

@@ -194,12 +194,8 @@ public final class ReachabilityEvaluator: Sendable {
         query.family = address.family.rawFamily
         address.copy(into: &query.dst)
         query.has_src = try address.copySource(options.source, into: &query.src) ? 1 : 0
-        if let uid = options.uid {
-            // (uid_t)-1 is INVALID_UID to the kernel: it matches no uidrange rule, so the
-            // lookup would answer for no real uid (LookupOptions.validated rejects it too).
-            guard uid != UInt32.max else { throw .invalidUID(Int64(uid)) }
-            query.has_uid = 1; query.uid = uid
-        }
+        try options.validate()
+        if let uid = options.uid { query.has_uid = 1; query.uid = uid }
         if let mark = options.mark { query.has_mark = 1; query.mark = mark }
         if let name = options.interface { query.oif = try interfaceIndex(named: name, in: &session) }
         var route = creach_route()
@@ -220,8 +216,8 @@ public final class ReachabilityEvaluator: Sendable {
         return LinkState(link)
     }
 
+    /// The index of a link whose name `LookupOptions.validate()` accepted.
     private func interfaceIndex(named name: String, in session: inout Session) throws(ReachabilityError) -> Int32 {
-        try LookupOptions.validateInterfaceName(name)
         var link = creach_link()
         guard creach_link_get(&session.netlink, 0, name, session.buffer, Int(CREACH_REPLY_BUFSIZ), &link) == 0 else {
             let error = Errno.current

@@ -93,6 +93,14 @@ public struct LookupOptions: Hashable, Sendable {
         if let source { self.source = try IPAddress(parsing: source) }
     }
 
+    /// Throws for what the typed fields still let through but no lookup can
+    /// take: uid 4294967295 (`(uid_t)-1`, which the kernel reads as "no uid"
+    /// and so matches no uidrange rule), or an interface name Linux cannot have.
+    public func validate() throws(ReachabilityError) {
+        if let uid, uid == UInt32.max { throw .invalidUID(Int64(uid)) }
+        if let interface { try LookupOptions.validateInterfaceName(interface) }
+    }
+
     /// Linux's rules for a name (`dev_valid_name`): 1...15 bytes, not `.`/`..`,
     /// no `/`, `:`, NUL or white space.
     public static func validateInterfaceName(_ name: String) throws(ReachabilityError) {

@@ -63,8 +63,7 @@ public final class ReachabilityMonitor: Sendable {
                 radio: RadioSource = RadioSource(), configuration: Configuration = Configuration()) throws(ReachabilityError) {
         var unique: [Target] = []
         for target in targets where !unique.contains(target) { unique.append(target) }
-        if let name = options.interface { try LookupOptions.validateInterfaceName(name) }
-        if let uid = options.uid, uid == UInt32.max { throw .invalidUID(Int64(uid)) }   // (uid_t)-1: no uid
+        try options.validate()
         try configuration.validate()
         self.targets = unique
         self.options = options
