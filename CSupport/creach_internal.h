@@ -87,6 +87,9 @@ CREACH_INTERNAL int creach_nl_exchange(creach_nl *nl, struct nlmsghdr *req, void
  */
 CREACH_INTERNAL int creach_nl_put_attr(struct nlmsghdr *req, size_t cap, uint16_t type, const void *data, size_t len);
 
+/** creach_read_chunk - read(2), retried on EINTR (sysfs.c). */
+CREACH_INTERNAL ssize_t creach_read_chunk(int fd, void *buf, size_t len);
+
 /* ------------------------------------------------------------------------ */
 /* netns.c                                                                   */
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -79,8 +80,17 @@ static int creach_sysfs_mount_in_netns(void *arg)
     return open("/sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-int creach_sysfs_open(int netns_fd)
+int creach_sysfs_open(const char *root, int netns_fd)
 {
+    if (root != NULL) {
+        char path[4096];
+        int n = snprintf(path, sizeof(path), "%s/sys/class/net", root);
+        if (n < 0 || (size_t)n >= sizeof(path)) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
     if (netns_fd < 0)
         return open("/sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     return creach_netns_run(netns_fd, creach_sysfs_mount_in_netns, NULL);
@@ -88,6 +98,15 @@ int creach_sysfs_open(int netns_fd)
 
 /* ------------------------------------------------------------------------ */
 /* Reading one interface                                                     */
+
+ssize_t creach_read_chunk(int fd, void *buf, size_t len)
+{
+    for (;;) {
+        ssize_t n = read(fd, buf, len);
+        if (n >= 0 || errno != EINTR)
+            return n;
+    }
+}
 
 /* Reads at most @cap - 1 bytes of a small sysfs file and NUL-terminates. */
 static ssize_t creach_read_small(int dirfd, const char *path, char *buf, size_t cap)
@@ -98,10 +117,8 @@ static ssize_t creach_read_small(int dirfd, const char *path, char *buf, size_t 
     if (fd < 0)
         return -1;
     while (got < cap - 1) {
-        ssize_t n = read(fd, buf + got, cap - 1 - got);
+        ssize_t n = creach_read_chunk(fd, buf + got, cap - 1 - got);
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
             int saved = errno;
             close(fd);
             errno = saved;

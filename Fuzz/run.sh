@@ -26,7 +26,7 @@ ALL=(netlink uevent http dns icmp idrange)
 sources() {
     case $1 in
     netlink) echo CSupport/netlink_parse.c CSupport/netlink_socket.c CSupport/netns.c CSupport/netns_enter.c ;;
-    uevent) echo CSupport/sysfs.c CSupport/netns.c CSupport/netns_enter.c ;;
+    uevent) echo CSupport/sysfs.c CSupport/carriers.c CSupport/netns.c CSupport/netns_enter.c ;;
     http | dns | icmp | idrange) echo CSupport/probe_parse.c ;;
     *) echo "run.sh: unknown harness '$1' (one of: ${ALL[*]})" >&2; return 1 ;;
     esac

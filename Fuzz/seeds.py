@@ -19,7 +19,8 @@ records, byte for byte as received:
             family). The committed fixtures Tests/ReachabilityTests/Fixtures/*.bin
             are copied in as fixture_*.bin.
   uevent/   /sys/class/net/*/uevent and */ifindex of the namespace (ip netns
-            exec mounts a sysfs of its own), plus a few interface names.
+            exec mounts a sysfs of its own), plus a few interface names and
+            hand-written /proc/net/pppoe and /proc/net/pppol2tp texts.
   idrange/  the namespace's /proc/sys/net/ipv4/ping_group_range, and variants.
   icmp/     real echo replies to 127.0.0.1 (raw IPv4 socket: with the IP header)
             and ::1 (raw ICMPv6: without), real port-unreachable errors (v4 and
@@ -529,6 +530,28 @@ def inner(out_dir):
     uevent["name_toolong"] = b"abcdefghijklmnop"
     uevent["name_dotdot"] = b".."
     uevent["ifindex_big"] = b"2147483648\n"
+    # /proc/net/pppoe and /proc/net/pppol2tp in the kernel's formats (the
+    # session counter of carriers.c): two sessions each.
+    uevent["pppoe_sessions"] = (b"Id       Address              Device\n"
+                                b"00000101 00:11:22:33:44:00     eth0\n"
+                                b"00000102 00:11:22:33:44:01     eth0\n")
+    uevent["pppol2tp_sessions"] = (
+        b"PPPoL2TP driver info, 1.0\n"
+        b"TUNNEL name, user-data-ok session-count\n"
+        b" debug tx-pkts/bytes/errs rx-pkts/bytes/errs\n"
+        b"  SESSION name, addr/port src-tid/sid dest-tid/sid state user-data-ok\n"
+        b"   mtu/mru/rcvseq/sendseq/lns debug reorderto\n"
+        b"   nr/ns tx-pkts/bytes/errs rx-pkts/bytes/errs\n"
+        b"\nTUNNEL 'tunl 1', Y 2\n"
+        b" 00000000 120/9800/0 118/9240/0\n"
+        b"  SESSION 'sess 1/1' C0A80001/1701 0001/0001 -> 0007/001E 1 Y\n"
+        b"   0/0/-/-/LAC 00000000 0\n"
+        b"   0/0 60/4900/0 59/4620/0\n"
+        b"   interface ppp0\n"
+        b"  SESSION 'sess 1/2' C0A80001/1701 0001/0002 -> 0007/001F 1 Y\n"
+        b"   0/0/-/-/LAC 00000000 0\n"
+        b"   0/0 60/4900/0 59/4620/0\n"
+        b"   interface ppp1\n")
 
     netlink = {}
     nl = Netlink()

@@ -12,7 +12,11 @@
  *  - as an interface name for creach_valid_ifname, which is static: it is
  *    reached through creach_sysfs_read with dirfd -1, which validates the
  *    name first (EINVAL) and otherwise fails in openat with EBADF, so no
- *    file is ever opened.
+ *    file is ever opened;
+ *  - as the text of /proc/net/pppoe and /proc/net/pppol2tp for the PPPoX
+ *    session counter (CSupport/carriers.c), fed whole, in two chunks split
+ *    where the first byte says (each chunk its own exact-size buffer) and a
+ *    byte at a time; every way must give the counts of a reference.
  */
 #include "fuzz_common.h"
 #include "creach_internal.h"
@@ -120,6 +124,75 @@ static int ref_valid_ifname(const char *s)
     return n > 0 && n < CREACH_IFNAMSIZ && strchr(s, '/') == NULL && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
+/*
+ * The documented contract of the PPPoX session counters, written the obvious
+ * way on the whole text: lines end at '\n' (a last line without one counts).
+ * PPPoE: the header is the first line with any byte in it (the kernel's
+ * header is never empty); sessions are the non-empty lines after it. L2TP:
+ * the lines that begin "  SESSION", less one for the header's.
+ */
+static void ref_sessions(const char *text, size_t len, uint32_t *pppoe, uint32_t *l2tp)
+{
+    static const char prefix[] = "  SESSION";
+    const size_t plen = sizeof(prefix) - 1;
+    uint32_t nonempty = 0, prefixed = 0;
+    size_t pos = 0;
+
+    while (pos < len) {
+        size_t end = pos;
+
+        while (end < len && text[end] != '\n')
+            end++;
+        if (end > pos)
+            nonempty++;
+        if (end - pos >= plen && memcmp(text + pos, prefix, plen) == 0)
+            prefixed++;
+        pos = end + 1;
+    }
+    *pppoe = nonempty > 0 ? nonempty - 1 : 0;
+    *l2tp = prefixed > 0 ? prefixed - 1 : 0;
+}
+
+static void check_counted(const creach_sessions_counter *c, uint32_t pppoe, uint32_t l2tp)
+{
+    CHECK(creach_sessions_pppoe(c) == pppoe);
+    CHECK(creach_sessions_l2tp(c) == l2tp);
+}
+
+static void check_sessions(const uint8_t *data, size_t size)
+{
+    creach_sessions_counter whole, split, bytes, before;
+    size_t cut = size > 0 ? data[0] % (size + 1) : 0;
+    uint8_t *all = fuzz_dup(data, size), *head = fuzz_dup(data, cut), *tail = fuzz_dup(data + cut, size - cut);
+    uint32_t pppoe, l2tp;
+
+    ref_sessions((const char *)all, size, &pppoe, &l2tp);
+
+    memset(&whole, 0, sizeof(whole));
+    creach_sessions_feed(&whole, (const char *)all, size);
+    check_counted(&whole, pppoe, l2tp);
+    /* Reading the counts changes nothing; neither does a NULL or empty chunk. */
+    memcpy(&before, &whole, sizeof(whole));
+    check_counted(&whole, pppoe, l2tp);
+    creach_sessions_feed(&whole, NULL, 7);
+    creach_sessions_feed(&whole, (const char *)all, 0);
+    CHECK(memcmp(&before, &whole, sizeof(whole)) == 0);
+
+    memset(&split, 0, sizeof(split));
+    creach_sessions_feed(&split, (const char *)head, cut);
+    creach_sessions_feed(&split, (const char *)tail, size - cut);
+    check_counted(&split, pppoe, l2tp);
+
+    memset(&bytes, 0, sizeof(bytes));
+    for (size_t i = 0; i < size; i++)
+        creach_sessions_feed(&bytes, (const char *)all + i, 1);
+    check_counted(&bytes, pppoe, l2tp);
+
+    free(all);
+    free(head);
+    free(tail);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const keys[] = { "DEVTYPE", "INTERFACE", "IFINDEX", "DRIVER", "D", "DEVTYPE=X" };
@@ -134,6 +207,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Invalid arguments. */
     CHECK(creach_uevent_value(text, size, "", NULL, 0) == -1 && errno == EINVAL);
     CHECK(creach_uevent_value(text, size, NULL, NULL, 0) == -1 && errno == EINVAL);
+
+    check_sessions(data, size);
 
     idx = creach_parse_ifindex(str);
     CHECK(idx == ref_parse_ifindex(str));

@@ -570,9 +570,57 @@ int creach_netns_open(const char *name_or_path);
  * namespace of @netns_fd (-1: this process's namespace). For another
  * namespace a helper thread enters it and mounts a private sysfs, whose
  * directory fd outlives the thread; the caller's thread and mounts never
- * change. Returns the directory fd, or -1 with errno.
+ * change. With a @root (tests: a captured or synthesized tree) it opens
+ * @root/sys/class/net and @netns_fd is ignored; NULL is the real /.
+ * Returns the directory fd, or -1 with errno.
  */
-int creach_sysfs_open(int netns_fd);
+int creach_sysfs_open(const char *root, int netns_fd);
+
+/* ------------------------------------------------------------------------ */
+/* What carries a PPP link (carriers.c)                                      */
+
+/** creach_sessions_counter - streaming state of the PPPoX session counters. */
+typedef struct {
+    uint32_t lines;         /* complete non-empty lines */
+    uint32_t prefixed;      /* complete lines beginning "  SESSION" */
+    size_t column;          /* bytes of the current line so far */
+    uint8_t prefix_ok;      /* the current line still matches "  SESSION" */
+} creach_sessions_counter;
+
+/**
+ * creach_sessions_feed - feed @len bytes of /proc/net/pppoe or
+ * /proc/net/pppol2tp (any chunking; a zeroed counter to start). Pure.
+ */
+void creach_sessions_feed(creach_sessions_counter *c, const char *text, size_t len);
+/** creach_sessions_pppoe - sessions of /proc/net/pppoe: non-empty lines after the first one (the header). */
+uint32_t creach_sessions_pppoe(const creach_sessions_counter *c);
+/** creach_sessions_l2tp - sessions of /proc/net/pppol2tp: "  SESSION" lines less the header's. */
+uint32_t creach_sessions_l2tp(const creach_sessions_counter *c);
+
+/** creach_pppox - the PPP-over-X sessions of one network namespace. */
+typedef struct {
+    uint32_t pppoe;         /* sessions in /proc/net/pppoe */
+    uint32_t l2tp;          /* sessions in /proc/net/pppol2tp */
+} creach_pppox;
+
+/**
+ * creach_pppox_sessions - count the PPPoE and L2TP sessions of the namespace
+ * @netns_fd (-1: this thread's), read on a helper thread inside it; with a
+ * @root, of @root/proc/net instead. A missing file (module not loaded) counts
+ * zero. Stack buffers only. Returns 0, or -1 with errno.
+ */
+int creach_pppox_sessions(const char *root, int netns_fd, creach_pppox *out);
+
+/** creach_device_fn - one device: its name and driver ("" if none); non-zero stops. */
+typedef int (*creach_device_fn)(const char *name, const char *driver, void *ctx);
+
+/**
+ * creach_modem_devices - call @fn for every tty (@root/sys/class/tty/NAME,
+ * with the basename of NAME/device/driver) and every WWAN port
+ * (@root/sys/class/wwan/NAME, driver "wwan"). Which drivers are modems is
+ * the caller's rule. Returns how many were listed, or -1 with errno.
+ */
+int creach_modem_devices(const char *root, creach_device_fn fn, void *ctx);
 
 /**
  * creach_sysfs_read - classification facts of interface @ifname under the

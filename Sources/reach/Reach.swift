@@ -102,12 +102,21 @@ struct PolicyArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Interfaces (glob) that cost per byte, besides WWAN: isExpensive; repeatable.", valueName: "GLOB"))
     var metered: [String] = []
 
+    @Option(help: ArgumentHelp("A modem device the kernel cannot name as one (path or glob, e.g. /dev/ttyACM0): PPP links are WWAN when a modem is present and no PPPoE/L2TP session; repeatable.", valueName: "PATH"))
+    var modem: [String] = []
+
     @Option(help: ArgumentHelp("The radio technology of a WWAN interface (GPRS, EDGE, UMTS, HSPA, LTE, NR ...) for the mask's 2G...5G bits; repeatable.", valueName: "IF=TECH"))
     var radio: [String] = []
 
+    func validate() throws {
+        for path in modem where !path.hasPrefix("/") || path.utf8.contains(0) {
+            throw ValidationError("--modem takes an absolute device path or glob (/dev/ttyUSB2, /dev/ttyACM*), not '\(path)'")
+        }
+    }
+
     func policy() -> ReachabilityPolicy {
         ReachabilityPolicy(allowsWWAN: allowWWAN, onDemandInterfaces: onDemand, onTrafficInterfaces: onTraffic,
-                           meteredInterfaces: metered)
+                           meteredInterfaces: metered, modemDevices: modem)
     }
 
     func radioSource() throws -> RadioSource {

@@ -164,6 +164,16 @@ final class BadInputCLITests: NamespaceTestCase {
         try expectBadInput(["check", "10.1.0.7", "--kind", "=wired"], says: "invalid interface kind override '=wired'")
     }
 
+    func testCLIModemRelativePath() throws {
+        try expectBadInput(["check", "10.1.0.7", "--modem", "ttyUSB2"],
+                           says: "--modem takes an absolute device path or glob (/dev/ttyUSB2, /dev/ttyACM*), not 'ttyUSB2'")
+        try expectBadInput(["check", "10.1.0.7", "--modem", "dev/ttyACM*"], says: "--modem takes an absolute device path")
+        try expectBadInput(["check", "10.1.0.7", "--modem", ""], says: "--modem takes an absolute device path")
+        // One bad path among good ones is named.
+        try expectBadInput(["check", "10.1.0.7", "--modem", "/dev/ttyUSB2", "--modem", "../ttyS0"],
+                           says: "--modem takes an absolute device path or glob (/dev/ttyUSB2, /dev/ttyACM*), not '../ttyS0'")
+    }
+
     func testCLITrackWithoutHost() throws {
         try expectBadInput(["track", "--interface", "lo"], says: "give at least one --host")
     }
@@ -364,7 +374,7 @@ final class BadInputKernelTests: NamespaceTestCase {
         let ns = try makeLAN()
         let va = try ifindex("va", in: ns)
         let fd = try namespaceFD(ns)
-        let sysfs = creach_sysfs_open(fd)
+        let sysfs = creach_sysfs_open(nil, fd)
         guard sysfs >= 0 else {
             throw XCTSkip("cannot mount a sysfs for the namespace here: \(String(cString: strerror(errno)))")
         }

@@ -17,12 +17,19 @@ public struct ReachabilityPolicy: Hashable, Sendable {
     /// Interfaces (globs) that cost money per byte, besides every WWAN link.
     public var meteredInterfaces: [String]
 
+    /// Device paths or globs of modems the kernel cannot name as such
+    /// (`/dev/ttyACM0`, a modem behind a generic USB serial driver): a PPP link
+    /// is WWAN when a modem is present and no PPPoE/L2TP session exists
+    /// (`InterfaceKind`, "PPP links").
+    public var modemDevices: [String]
+
     public init(allowsWWAN: Bool = true, onDemandInterfaces: [String] = [], onTrafficInterfaces: [String] = [],
-                meteredInterfaces: [String] = []) {
+                meteredInterfaces: [String] = [], modemDevices: [String] = []) {
         self.allowsWWAN = allowsWWAN
         self.onDemandInterfaces = onDemandInterfaces
         self.onTrafficInterfaces = onTrafficInterfaces
         self.meteredInterfaces = meteredInterfaces
+        self.modemDevices = modemDevices
     }
 
     static func matches(_ patterns: [String], _ name: String?) -> Bool {

@@ -32,6 +32,8 @@ public final class ReachabilityEvaluator: Sendable {
         let sysfsFD: Int32
         /// Interface kinds by ifindex: sysfs is read once per interface, not per lookup.
         var kinds: [Int32: CachedKind] = [:]
+        /// The tree sysfs and procfs are read from (`KernelFiles.root`), nil for `/`.
+        let root: String?
     }
 
     private let session: Mutex<Session>
@@ -56,10 +58,10 @@ public final class ReachabilityEvaluator: Sendable {
         }
         // Without sysfs (e.g. no right to mount one for another namespace) kinds
         // come from netlink facts and name patterns alone.
-        let sysfsFD = creach_sysfs_open(fd)
+        let sysfsFD = creach_sysfs_open(KernelFiles.root, fd)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_REPLY_BUFSIZ), alignment: 8)
         self.namespaceFD = fd
-        self.session = Mutex(Session(netlink: netlink, buffer: buffer, sysfsFD: sysfsFD))
+        self.session = Mutex(Session(netlink: netlink, buffer: buffer, sysfsFD: sysfsFD, root: KernelFiles.root))
     }
 
     deinit {
@@ -242,6 +244,10 @@ public final class ReachabilityEvaluator: Sendable {
                 facts.isWireless = sysfs.wireless != 0
             }
         }
+        if facts.hardwareType == InterfaceKind.hardwareTypePPP {
+            facts.ppp = KernelFiles.pppFacts(root: session.root, namespaceFD: namespaceFD,
+                                             declaredModems: policy.modemDevices)
+        }
         let kind = InterfaceKind(facts: facts, overrides: kindOverrides)
         session.kinds[link.index] = CachedKind(name: link.name, kind: kind)
         return kind
@@ -255,7 +261,3 @@ public struct InterfaceSummary: Hashable, Sendable {
     public let addresses: [InterfaceAddress]
 }
 
-/// Receives the structs of a C dump callback.
-private final class Collected<Item> {
-    var items: [Item] = []
-}
