@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check clean
+.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check static setup-kernel test-kernel clean
 
 all: build
 
@@ -31,6 +31,32 @@ run: build
 # they skip, unless REACH_REQUIRE_NETNS=1 makes them fail.
 test: setup
 	$(SWIFT) test --disable-swift-testing
+
+# A static `reach` (the Swift standard library linked in; glibc and libcap
+# stay shared), stripped: .build-static/reach.
+static: setup
+	$(SWIFT) build -c release --static-swift-stdlib --product reach --scratch-path .build-static
+	strip -o .build-static/reach .build-static/release/reach
+
+# The real-kernel lane (Tests/KernelLane/README.md): Debian's own kernel under
+# qemu runs PPP, PPPoE, Wi-Fi, VRF, bond, WireGuard and GRE scenarios that this
+# machine's kernel cannot. setup-kernel installs what it needs from Debian's
+# packages; test-kernel needs root. LANE_ONLY="wifi vrf" runs some of them.
+KERNEL_LANE_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod \
+	ppp pppoe hostapd wpasupplicant wireguard-tools iw jq python3 iproute2 file
+KERNEL_LANE_COMMANDS := qemu-system-x86_64 pppd pppoe-server hostapd wpa_supplicant wg iw jq cpio python3 file
+setup-kernel:
+	@missing=; for c in $(KERNEL_LANE_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
+	ls /boot/vmlinuz-*-amd64 >/dev/null 2>&1 || missing="$$missing linux-image-amd64"; \
+	file -L /bin/busybox 2>/dev/null | grep -q "statically linked" || missing="$$missing busybox-static"; \
+	if [ -n "$$missing" ]; then \
+		echo "make: missing$$missing; installing $(KERNEL_LANE_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+			--no-install-recommends $(KERNEL_LANE_PACKAGES) >/dev/null; \
+	fi
+
+test-kernel: static
+	REACH_LANE_ONLY="$(LANE_ONLY)" Tests/KernelLane/run.sh .build-static/reach
 
 # The whole suite again with AddressSanitizer (Swift and C) and
 # UndefinedBehaviorSanitizer (the C core: Swift checks its own arithmetic), in
