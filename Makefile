@@ -10,13 +10,18 @@ ARGS ?=
 all: build
 
 # The system packages the build and the tests need: libcap (the C core reads
-# capabilities with it), pkg-config (SwiftPM finds libcap through it) and
-# iproute2 (the integration tests build their namespaces with `ip`).
+# capabilities with it), pkg-config (SwiftPM finds libcap through it),
+# iproute2 (the integration tests build their namespaces with `ip`), and the
+# real servers the probe and validation tests run in their namespaces: nginx
+# (HTTP 204, redirects, portal pages) and dnsmasq (DNS).
+SETUP_PACKAGES := libcap-dev pkg-config iproute2 nginx-light dnsmasq-base
 setup:
-	@if ! pkg-config --exists libcap 2>/dev/null || ! command -v ip >/dev/null; then \
-		echo "make: installing libcap-dev pkg-config iproute2"; \
+	@if ! pkg-config --exists libcap 2>/dev/null || ! command -v ip >/dev/null || \
+			! PATH="$$PATH:/usr/sbin:/sbin" command -v nginx >/dev/null || \
+			! PATH="$$PATH:/usr/sbin:/sbin" command -v dnsmasq >/dev/null; then \
+		echo "make: installing $(SETUP_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libcap-dev pkg-config iproute2; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(SETUP_PACKAGES) >/dev/null; \
 	fi
 
 build: setup

@@ -296,13 +296,176 @@ static int creach_http_status_byte(size_t i, uint8_t c)
 
 #define CREACH_HTTP_STATUS_FIXED 13   /* "HTTP/1.1 204 " */
 
-int creach_http_parse_head(const void *buf, size_t len, int *status, size_t *head_len)
+/* The header fields the response parser reads. */
+enum {
+    HTTP_FIELD_OTHER,
+    HTTP_FIELD_LOCATION,
+    HTTP_FIELD_CONTENT_LENGTH,
+    HTTP_FIELD_TRANSFER_ENCODING,
+};
+
+static uint8_t creach_ascii_lower(uint8_t c)
 {
-    const uint8_t *p = buf;
-    int state = HTTP_STATUS_LINE;
+    return c >= 'A' && c <= 'Z' ? (uint8_t)(c + ('a' - 'A')) : c;
+}
+
+/* Whether the @n bytes at @p are @lower (all lower case, NUL-terminated), ignoring ASCII case. */
+static int creach_equal_nocase(const uint8_t *p, size_t n, const char *lower)
+{
     size_t i;
 
-    if (buf == NULL || status == NULL || head_len == NULL)
+    for (i = 0; i < n; i++)
+        if (lower[i] == '\0' || creach_ascii_lower(p[i]) != (uint8_t)lower[i])
+            return 0;
+    return lower[n] == '\0';
+}
+
+/* The field named by the @n bytes at @p. */
+static int creach_http_field(const uint8_t *p, size_t n)
+{
+    if (creach_equal_nocase(p, n, "location"))
+        return HTTP_FIELD_LOCATION;
+    if (creach_equal_nocase(p, n, "content-length"))
+        return HTTP_FIELD_CONTENT_LENGTH;
+    if (creach_equal_nocase(p, n, "transfer-encoding"))
+        return HTTP_FIELD_TRANSFER_ENCODING;
+    return HTTP_FIELD_OTHER;
+}
+
+static int creach_is_ows(uint8_t c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* A Content-Length value (OWS already trimmed): 1*DIGIT, at most INT64_MAX. */
+static int creach_http_content_length(const uint8_t *p, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+
+    if (n == 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        unsigned d;
+
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        d = (unsigned)(p[i] - '0');
+        if (v > ((uint64_t)INT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Whether the last non-empty element of the list of @n bytes at @p
+ * (OWS trimmed) is "chunked", in any case. */
+static int creach_http_last_is_chunked(const uint8_t *p, size_t n)
+{
+    size_t end = n, start;
+
+    while (end > 0 && (p[end - 1] == ',' || creach_is_ows(p[end - 1])))
+        end--;
+    start = end;
+    while (start > 0 && p[start - 1] != ',' && !creach_is_ows(p[start - 1]))
+        start--;
+    return creach_equal_nocase(p + start, end - start, "chunked");
+}
+
+/* What the first chunk-size line (RFC 9112 7.1: 1*HEXDIG, then BWS and a
+ * chunk-ext, or CRLF) of the @n body bytes at @b says about the body. */
+static uint8_t creach_http_chunked_body(const uint8_t *b, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        uint8_t c = creach_ascii_lower(b[i]);
+
+        if (c == '0')
+            continue;
+        if ((c >= '1' && c <= '9') || (c >= 'a' && c <= 'f'))
+            return CREACH_HTTP_BODY_PRESENT;      /* a chunk of at least one byte */
+        if (i > 0 && (c == ';' || c == '\r' || creach_is_ows(c)))
+            return CREACH_HTTP_BODY_EMPTY;        /* the last chunk comes first */
+        return CREACH_HTTP_BODY_MALFORMED;
+    }
+    return CREACH_HTTP_BODY_UNKNOWN;
+}
+
+/* The body facts of a complete head: RFC 9112 6.3, in its order. */
+static uint8_t creach_http_body(const creach_http_head *h, const uint8_t *body, int at_end)
+{
+    uint8_t state;
+
+    if (h->status < 200 || h->status == 204 || h->status == 304)
+        return CREACH_HTTP_BODY_EMPTY;
+    if (h->chunked)
+        state = creach_http_chunked_body(body, h->body_bytes);
+    else if (h->has_content_length && !h->has_transfer_encoding)
+        state = h->content_length > 0 ? CREACH_HTTP_BODY_PRESENT : CREACH_HTTP_BODY_EMPTY;
+    else
+        state = h->body_bytes > 0 ? CREACH_HTTP_BODY_PRESENT : CREACH_HTTP_BODY_UNKNOWN;
+    if (state == CREACH_HTTP_BODY_UNKNOWN && at_end)
+        state = h->body_bytes == 0 ? CREACH_HTTP_BODY_EMPTY : CREACH_HTTP_BODY_MALFORMED;
+    return state;
+}
+
+/*
+ * A header line's value is complete: [@vs, @ve) of @p, OWS not yet trimmed.
+ * Records what @field says in @h (the Location's place in *@loc_at).
+ * Returns 0, or -1 for a framing header that makes the response invalid.
+ */
+static int creach_http_value(const uint8_t *p, size_t vs, size_t ve, int field, creach_http_head *h,
+                             size_t *loc_at)
+{
+    uint64_t length;
+
+    while (vs < ve && creach_is_ows(p[vs]))
+        vs++;
+    while (ve > vs && creach_is_ows(p[ve - 1]))
+        ve--;
+    switch (field) {
+    case HTTP_FIELD_LOCATION:
+        if (!h->has_location) {             /* a singleton: the first one counts */
+            h->has_location = 1;
+            *loc_at = vs;
+            h->location_len = ve - vs;
+        }
+        return 0;
+    case HTTP_FIELD_CONTENT_LENGTH:
+        if (creach_http_content_length(p + vs, ve - vs, &length) < 0)
+            return -1;
+        if (h->has_content_length && h->content_length != length)
+            return -1;
+        h->has_content_length = 1;
+        h->content_length = length;
+        return 0;
+    case HTTP_FIELD_TRANSFER_ENCODING:
+        h->has_transfer_encoding = 1;
+        h->chunked = (uint8_t)creach_http_last_is_chunked(p + vs, ve - vs);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* The bytes can never be a valid head: *@out is cleared again, -1 EBADMSG. */
+static int creach_http_reject(creach_http_head *out)
+{
+    memset(out, 0, sizeof(*out));
+    return creach_fail(EBADMSG);
+}
+
+int creach_http_parse_response(const void *buf, size_t len, int at_end, creach_http_head *out)
+{
+    const uint8_t *p = buf;
+    int state = HTTP_STATUS_LINE, field = HTTP_FIELD_OTHER;
+    size_t i, name_at = 0, value_at = 0, loc_at = 0;
+
+    if (out != NULL)
+        memset(out, 0, sizeof(*out));
+    if (buf == NULL || out == NULL)
         return creach_fail(EINVAL);
     for (i = 0; i < len; i++) {
         uint8_t c = p[i];
@@ -310,7 +473,7 @@ int creach_http_parse_head(const void *buf, size_t len, int *status, size_t *hea
         switch (state) {
         case HTTP_STATUS_LINE:
             if (!creach_http_status_byte(i, c))
-                return creach_fail(EBADMSG);
+                return creach_http_reject(out);
             if (i == CREACH_HTTP_STATUS_FIXED - 1)
                 state = HTTP_REASON;
             break;
@@ -318,43 +481,74 @@ int creach_http_parse_head(const void *buf, size_t len, int *status, size_t *hea
             if (c == '\r')
                 state = HTTP_LINE_LF;
             else if (!creach_is_vchar(c) && c != ' ' && c != '\t')
-                return creach_fail(EBADMSG);
+                return creach_http_reject(out);
             break;
         case HTTP_LINE_LF:
             if (c != '\n')
-                return creach_fail(EBADMSG);
+                return creach_http_reject(out);
             state = HTTP_LINE_START;
             break;
         case HTTP_LINE_START:
             /* SP or HTAB here would be obs-fold: not a tchar, so rejected. */
-            if (c == '\r')
+            if (c == '\r') {
                 state = HTTP_END_LF;
-            else if (creach_is_tchar(c))
+            } else if (creach_is_tchar(c)) {
                 state = HTTP_NAME;
-            else
-                return creach_fail(EBADMSG);
+                name_at = i;
+            } else {
+                return creach_http_reject(out);
+            }
             break;
         case HTTP_NAME:
-            if (c == ':')
+            if (c == ':') {
                 state = HTTP_VALUE;
-            else if (!creach_is_tchar(c))
-                return creach_fail(EBADMSG);
+                field = creach_http_field(p + name_at, i - name_at);
+                value_at = i + 1;
+            } else if (!creach_is_tchar(c)) {
+                return creach_http_reject(out);
+            }
             break;
         case HTTP_VALUE:
-            if (c == '\r')
+            if (c == '\r') {
+                if (creach_http_value(p, value_at, i, field, out, &loc_at) < 0)
+                    return creach_http_reject(out);
                 state = HTTP_LINE_LF;
-            else if (!creach_is_vchar(c) && c != ' ' && c != '\t' && c < 0x80)
-                return creach_fail(EBADMSG);
+            } else if (!creach_is_vchar(c) && c != ' ' && c != '\t' && c < 0x80) {
+                return creach_http_reject(out);
+            }
             break;
         default: /* HTTP_END_LF */
             if (c != '\n')
-                return creach_fail(EBADMSG);
-            *status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
-            *head_len = i + 1;
+                return creach_http_reject(out);
+            out->status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
+            out->head_len = i + 1;
+            out->body_bytes = len - (i + 1);
+            /* The value lies in the head, which holds no NUL, CR or LF there. */
+            if (out->has_location && out->location_len < sizeof(out->location))
+                memcpy(out->location, p + loc_at, out->location_len);
+            else if (out->has_location)
+                out->location_too_long = 1;
+            out->body = creach_http_body(out, p + i + 1, at_end);
             return 1;
         }
     }
+    memset(out, 0, sizeof(*out));
     return 0;
+}
+
+int creach_http_parse_head(const void *buf, size_t len, int *status, size_t *head_len)
+{
+    creach_http_head head;
+    int r;
+
+    if (buf == NULL || status == NULL || head_len == NULL)
+        return creach_fail(EINVAL);
+    r = creach_http_parse_response(buf, len, 0, &head);
+    if (r == 1) {
+        *status = head.status;
+        *head_len = head.head_len;
+    }
+    return r;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -493,11 +687,6 @@ static int creach_dns_read_name(const uint8_t *msg, size_t len, size_t *off, uin
     *off = jumps > 0 ? end : pos;
     *out_len = total;
     return 0;
-}
-
-static uint8_t creach_ascii_lower(uint8_t c)
-{
-    return c >= 'A' && c <= 'Z' ? (uint8_t)(c + ('a' - 'A')) : c;
 }
 
 /*

@@ -1,6 +1,6 @@
 /*
  * probe_socket.c - the sockets of active probes: ICMP echo (raw or ping
- * socket), TCP connect, HTTP "expect 204" and a DNS query, each one
+ * socket), TCP connect, an HTTP captive-portal check and a DNS query, each one
  * exchange bounded by a deadline on CLOCK_MONOTONIC.
  *
  * Sockets are created inside the caller's network namespace by a helper
@@ -343,19 +343,29 @@ int creach_probe_tcp(int fd, const creach_probe_target *t, int64_t timeout_ns, i
     return 0;
 }
 
+/* Whether the verdict on @h still waits for body bytes: only a 2xx other
+ * than 204 is decided by its body (an empty one answers, a page is a portal). */
+static int creach_http_wants_body(const creach_http_head *h)
+{
+    return h->status >= 200 && h->status <= 299 && h->status != 204 && h->body == CREACH_HTTP_BODY_UNKNOWN;
+}
+
 int creach_probe_http(int fd, const creach_probe_target *t, const void *request, size_t request_len,
-                      int64_t timeout_ns, int wake_fd, void *buf, size_t buflen, creach_probe_result *out)
+                      int64_t timeout_ns, int wake_fd, void *buf, size_t buflen, creach_probe_result *out,
+                      creach_http_head *head)
 {
     const uint8_t *req = request;
     size_t sent = 0, used = 0;
     uint64_t start, deadline;
+    int have_head = 0;
 
-    if (fd < 0 || out == NULL || !creach_target_valid(t) || request == NULL || request_len == 0 || buf == NULL ||
-        buflen == 0) {
+    if (fd < 0 || out == NULL || head == NULL || !creach_target_valid(t) || request == NULL || request_len == 0 ||
+        buf == NULL || buflen == 0) {
         errno = EINVAL;
         return -1;
     }
     creach_result_init(out);
+    memset(head, 0, sizeof(*head));
     start = creach_monotonic_ns();
     deadline = creach_deadline(timeout_ns);
     creach_connect(fd, t, start, deadline, wake_fd, out);
@@ -379,42 +389,60 @@ int creach_probe_http(int fd, const creach_probe_target *t, const void *request,
             return creach_io_outcome(out, waited, ETIMEDOUT);
     }
 
+    /* The head, then (creach_http_wants_body) as much of the body as decides
+     * whether there is one. Once the head is complete, the end of the stream,
+     * of the wait or of @buf settles the body (at_end) instead of failing. */
     for (;;) {
-        size_t head_len = 0;
-        int status = 0, parsed, waited;
+        int parsed, waited;
         ssize_t n;
 
-        if (used == buflen) {           /* a head longer than the caller allows */
-            out->error = EBADMSG;
-            return 0;
+        if (used == buflen) {
+            if (!have_head) {           /* a head longer than the caller allows */
+                out->error = EBADMSG;
+                return 0;
+            }
+            break;
         }
         n = recv(fd, (uint8_t *)buf + used, buflen - used, 0);
-        if (n == 0) {                   /* closed before a complete head */
-            out->error = used == 0 ? ECONNRESET : EBADMSG;
+        if (n == 0) {
+            if (have_head)
+                break;
+            out->error = used == 0 ? ECONNRESET : EBADMSG;   /* closed before a complete head */
             return 0;
         }
         if (n < 0) {
             if (errno != EAGAIN && errno != EINTR) {
+                if (have_head)
+                    break;              /* a reset after the head: the bytes so far decide */
                 out->error = errno;
                 return 0;
             }
             waited = creach_wait_io(fd, POLLIN, wake_fd, deadline);
-            if (waited <= 0)
+            if (waited <= 0) {
+                if (have_head && waited == CREACH_IO_TIMEOUT)
+                    break;
                 return creach_io_outcome(out, waited, ETIMEDOUT);
+            }
             continue;
         }
         used += (size_t)n;
-        parsed = creach_http_parse_head(buf, used, &status, &head_len);
+        parsed = creach_http_parse_response(buf, used, 0, head);
         if (parsed < 0) {
             out->error = EBADMSG;
             return 0;
         }
-        if (parsed == 1) {
-            out->http_status = status;
+        if (parsed == 1 && !have_head) {
+            have_head = 1;
+            out->http_status = head->status;
             out->rtt_ns = creach_monotonic_ns() - start;
-            return 0;
         }
+        if (parsed == 1 && !creach_http_wants_body(head))
+            return 0;
     }
+    /* No more bytes will come: settle the body with what arrived. */
+    if (creach_http_parse_response(buf, used, 1, head) != 1)
+        out->error = EBADMSG;           /* cannot happen: the same bytes parsed before */
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */

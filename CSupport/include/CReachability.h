@@ -282,13 +282,74 @@ int creach_http_build_request(const char *host, const char *path, void *buf, siz
  * empty), then CRLF; every header line is a token (RFC 9110 tchar), ':',
  * a value of visible ASCII, SP, HTAB or bytes >= 0x80, CRLF; no obsolete line
  * folding, no bare LF or CR, no NUL; the head ends at the first empty line.
+ * The framing headers are checked as creach_http_parse_response does (a
+ * Content-Length that is not digits, or two that differ, is EBADMSG); the
+ * bytes after the head are not looked at.
  * @status: out, the status code
  * @head_len: out, bytes of the head including the final CRLF CRLF
  * Returns 1 with a complete, valid head; 0 when the bytes so far are a valid
  * prefix of a head (read more); -1 with errno EBADMSG when they can never
- * become a valid head.
+ * become a valid head. The out parameters are written only when 1 is returned.
  */
 int creach_http_parse_head(const void *buf, size_t len, int *status, size_t *head_len);
+
+/** Bytes kept of a Location value, its terminating NUL included: values of
+ * up to CREACH_HTTP_LOCATION_SIZE - 1 bytes are kept whole, longer ones not
+ * at all (never truncated: location_too_long is set and location is ""). */
+#define CREACH_HTTP_LOCATION_SIZE 1024
+
+/** What the bytes say about a response's body (creach_http_head.body). */
+#define CREACH_HTTP_BODY_UNKNOWN   0   /* not yet known: more bytes (or their end) decide */
+#define CREACH_HTTP_BODY_EMPTY     1   /* no content */
+#define CREACH_HTTP_BODY_PRESENT   2   /* at least one byte of content (announced or received) */
+#define CREACH_HTTP_BODY_MALFORMED 3   /* a chunked body whose first chunk-size line is not one */
+
+/** A response head and the facts about its body, from creach_http_parse_response. */
+typedef struct {
+    int32_t status;             /* 100..599 */
+    uint8_t body;               /* CREACH_HTTP_BODY_* */
+    uint8_t has_content_length; /* content_length is set */
+    uint8_t has_transfer_encoding;
+    uint8_t chunked;            /* the final transfer coding (of the last Transfer-Encoding) is "chunked" */
+    uint8_t has_location;       /* a Location header was present (the first one is kept) */
+    uint8_t location_too_long;  /* its value did not fit: location is "" */
+    uint8_t reserved[2];
+    uint64_t content_length;    /* at most INT64_MAX */
+    size_t head_len;            /* bytes of the head, its final CRLF CRLF included */
+    size_t body_bytes;          /* bytes after the head in the buffer parsed */
+    size_t location_len;        /* length of the Location value (OWS trimmed), even when too long */
+    char location[CREACH_HTTP_LOCATION_SIZE]; /* that value, NUL-terminated; "" when absent or too long */
+} creach_http_head;
+
+/**
+ * creach_http_parse_response - the head of an HTTP/1.x response (the
+ * grammar of creach_http_parse_head) with its Location and the facts that
+ * decide whether a body follows. Header names match case-insensitively.
+ * - Location: the first one's value without leading and trailing SP/HTAB,
+ *   copied whole into the fixed field or, when it does not fit, not at all.
+ * - Content-Length: 1*DIGIT between optional SP/HTAB, at most INT64_MAX;
+ *   anything else (empty, a sign, a list "5, 5", a larger value) is EBADMSG,
+ *   and so are two Content-Length headers with different values (RFC 9112
+ *   6.3: a response whose framing is ambiguous is unrecoverable).
+ * - Transfer-Encoding: chunked when the last non-empty element of the last
+ *   such header is "chunked" (any case). Transfer-Encoding overrides
+ *   Content-Length (RFC 9112 6.3); any other coding means the body runs
+ *   until the connection closes.
+ * body (RFC 9112 6.3, in order): EMPTY for 1xx, 204 and 304; chunked: from
+ * the first chunk-size line after the head (a non-zero size is PRESENT, a
+ * size of zero ended by ';', SP, HTAB or CR is EMPTY, anything else
+ * MALFORMED, too few bytes UNKNOWN); else Content-Length (0 EMPTY, more
+ * PRESENT); else (the body runs until close) PRESENT when a byte follows the
+ * head, UNKNOWN when none does.
+ * @at_end: 1 when no more bytes will come (the peer closed, the wait or the
+ *   buffer ended): an UNKNOWN body is then EMPTY when no byte followed the
+ *   head, MALFORMED when some did (a chunk-size line cut short).
+ * Returns 1 with a complete head (*out filled); 0 when more bytes are
+ * needed for the head; -1 with errno EBADMSG when the bytes can never be a
+ * valid head, or EINVAL for NULL pointers. *out is cleared first (when not
+ * NULL) and is meaningful only when 1 is returned. No allocation.
+ */
+int creach_http_parse_response(const void *buf, size_t len, int at_end, creach_http_head *out);
 
 /** DNS types the probe asks for. */
 #define CREACH_DNS_TYPE_A    1
@@ -525,16 +586,23 @@ int creach_probe_tcp(int fd, const creach_probe_target *t, int64_t timeout_ns, i
 
 /**
  * creach_probe_http - connect @fd (CREACH_PROBE_TCP) to @t, send @request
- * (creach_http_build_request) and read the response head into @buf until it
- * is complete (creach_http_parse_head), the peer closes, or @timeout_ns
- * (for the whole exchange) passes. error 0 with http_status set: a valid
- * head; EBADMSG: an answer that is not a valid HTTP/1.x head, one longer
- * than @buflen, or one cut short by the peer; ECONNRESET: the peer closed
- * without a byte; ETIMEDOUT, ECONNREFUSED, ... as creach_probe_tcp.
- * Returns 0 with *out filled, or -1 with errno EINVAL.
+ * (creach_http_build_request) and read the response into @buf until its
+ * head is complete (creach_http_parse_response), the peer closes, or
+ * @timeout_ns (for the whole exchange) passes. For a 2xx status other than
+ * 204 it reads on, within the same deadline and @buf, until the body is
+ * known to be empty or not (Content-Length, the first chunk-size line, or a
+ * first byte of a body that runs until close); the end of the stream, the
+ * deadline or a full @buf then settle it (the head's at_end). error 0 with
+ * http_status set and *head filled: a valid head; EBADMSG: an answer that is
+ * not a valid HTTP/1.x head, one longer than @buflen, or one cut short by the
+ * peer; ECONNRESET: the peer closed without a byte; ETIMEDOUT, ECONNREFUSED,
+ * ... as creach_probe_tcp; ECANCELED: @wake_fd, also while reading a body.
+ * rtt_ns is the time to the complete head.
+ * Returns 0 with *out (and *head) filled, or -1 with errno EINVAL.
  */
 int creach_probe_http(int fd, const creach_probe_target *t, const void *request, size_t request_len,
-                      int64_t timeout_ns, int wake_fd, void *buf, size_t buflen, creach_probe_result *out);
+                      int64_t timeout_ns, int wake_fd, void *buf, size_t buflen, creach_probe_result *out,
+                      creach_http_head *head);
 
 /**
  * creach_probe_dns - send @query (creach_dns_build_query with @id, @name,

@@ -16,11 +16,12 @@ func jsonFields(of answer: AddressEvaluation?) -> [(String, JSON)] {
         ("reachable", .bool(status.isReachable)),
         ("status", .string(status.description)),
         ("networkStatus", .string(NetworkStatus(flags: flags).rawValue)),
-        ("pathStatus", .string(PathStatus(flags: flags).rawValue)),
+        ("pathStatus", .string((answer?.pathStatus ?? .unsatisfied).rawValue)),
         ("accessibility", .string((answer?.accessibility ?? .unknown).description)),
         ("mask", .string((answer?.mask ?? .unavailable).description)),
         ("maskBits", .int(Int64((answer?.mask ?? .unavailable).rawValue))),
         ("isExpensive", .bool(answer?.isExpensive ?? false)),
+        ("isConstrained", .bool(answer?.isConstrained ?? false)),
         ("unsatisfiedReason", .optional(answer == nil ? UnsatisfiedReason.notAvailable.rawValue : answer?.unsatisfiedReason?.rawValue)),
         ("flags", .int(Int64(flags.rawValue))),
         ("flagNames", .array(flags.names.map(JSON.string))),
@@ -67,6 +68,14 @@ extension TargetEvaluation {
             default: return (key, value)
             }
         }
+        fields += [
+            ("supportsIPv4", .bool(supportsIPv4)),
+            ("supportsIPv6", .bool(supportsIPv6)),
+            ("supportsDNS", supportsDNS.map(JSON.bool) ?? .null),
+            ("gateways", .array(gateways.map { .string($0.description) })),
+            ("availableInterfaces", .array(availableInterfaces.map { .string($0.name) })),
+            ("probe", validation.map(\.validationJSON) ?? .null),
+        ]
         if case .address = target {} else {
             fields.append(("addresses", .array(addresses.map { .object(jsonFields(of: $0)) })))
         }
@@ -76,10 +85,11 @@ extension TargetEvaluation {
     var humanLines: [String] {
         switch target {
         case .address:
-            return ["\(target)  \(primary?.humanLine ?? "")"]
+            return ["\(target)  \(primary?.humanLine ?? "")" + (validation.map { "  probe \($0.validationSummary)" } ?? "")]
         case .host, .internet:
             var lines = ["\(target)  \(status)"]
             if let error { lines[0] += "  (\(error))" }
+            if let validation { lines[0] += "  \(accessibility)  probe \(validation.validationSummary)" }
             lines += addresses.map { "  \($0.address.description.padded(to: 24)) \($0.humanLine)" }
             return lines
         }
@@ -114,5 +124,25 @@ extension InterfaceSummary {
 extension String {
     func padded(to width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}
+
+extension ProbeResult {
+    /// The `probe` field of a validated target (README, "JSON output").
+    var validationJSON: JSON {
+        .object([
+            ("method", .string(method.description)),
+            ("address", .string(address.description)),
+            ("verdict", .string(verdict.rawValue)),
+            ("outcome", .string(outcome.description)),
+            ("rtt_ns", roundTrip.map { .int(Int64(clamping: $0.nanosecondsValue)) } ?? .null),
+            ("httpStatus", httpStatus.map { .int(Int64($0)) } ?? .null),
+            ("location", .optional(location)),
+        ])
+    }
+
+    /// `http:/generate_204 captivePortal (302)`
+    var validationSummary: String {
+        "\(method) \(verdict.rawValue)" + (httpStatus.map { " (\($0))" } ?? "")
     }
 }

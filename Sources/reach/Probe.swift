@@ -7,14 +7,16 @@ import Glibc
 /// `reach probe TARGET`: one active probe, and what answered it.
 struct Probe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Send one active probe: ICMP echo, TCP connect, HTTP 'expect 204', or a DNS query.",
+        abstract: "Send one active probe: ICMP echo, TCP connect, an HTTP captive-portal check, or a DNS query.",
         discussion: """
             Unlike check, this sends packets. --method icmp uses a raw socket with \
             CAP_NET_RAW, else a ping socket when net.ipv4.ping_group_range admits our \
             group, else a TCP connect to --fallback-port; the output says which, and why. \
-            http[:URL] expects 204 No Content: any other answer (a redirect included) is a \
-            captive portal. dns asks the name server (--server, else the first nameserver \
-            of resolv.conf) for TARGET; dns:NAME asks TARGET, a name server, for NAME.
+            http[:URL] reads the answer as Android and Chromium do: 204 No Content, or a 2xx \
+            with an empty body, is answered; a redirect (3xx, with its Location) or a page \
+            (a 2xx or 3xx with a body) is a captive portal; 1xx, 4xx and 5xx fail. dns asks \
+            the name server (--server, else the first nameserver of resolv.conf) for TARGET; \
+            dns:NAME asks TARGET, a name server, for NAME.
             Exit status: 0 answered, 1 not answered (or a captive portal), 2 bad input.
             """
     )
@@ -59,7 +61,7 @@ struct Probe: AsyncParsableCommand {
         let addresses: [IPAddress]
         if isNameLookup {
             addresses = [try server.map { (text) throws(ReachabilityError) in try IPAddress(parsing: text) }
-                ?? nameServer(namespace: kernel.namespace)]
+                ?? nameServer(namespace: kernel.parsedNamespace())]
         } else {
             switch try Target(parsing: target) {
             case let .address(address): addresses = [address]
@@ -86,24 +88,13 @@ struct Probe: AsyncParsableCommand {
     }
 }
 
-/// The first `nameserver` of resolv.conf: for `--netns NAME` the one `ip netns
-/// exec` would show (/etc/netns/NAME/resolv.conf) when it exists.
-func nameServer(namespace: String?) throws -> IPAddress {
-    var paths = ["/etc/resolv.conf"]
-    if let namespace, !namespace.contains("/") { paths.insert("/etc/netns/\(namespace)/resolv.conf", at: 0) }
-    for path in paths {
-        guard let file = fopen(path, "re") else { continue }
-        defer { fclose(file) }
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(line) }
-        while getline(&line, &capacity, file) > 0, let line {
-            let words = String(cString: line).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
-            if words.count >= 2, words[0] == "nameserver", let address = IPAddress(String(words[1])) { return address }
-        }
-        break
+/// The first `nameserver` the namespace's programs use (`NetworkNamespace.nameServers()`:
+/// for `--netns NAME`, /etc/netns/NAME/resolv.conf when it exists, as `ip netns exec` shows it).
+func nameServer(namespace: NetworkNamespace) throws -> IPAddress {
+    guard let first = namespace.nameServers().first else {
+        throw ValidationError("no nameserver in \(namespace.resolvConfPath); give --server")
     }
-    throw ValidationError("no nameserver in \(paths[0]); give --server")
+    return first
 }
 
 extension ProbeResult {
@@ -122,6 +113,7 @@ extension ProbeResult {
             ("verdict", .string(verdict.rawValue)),
             ("outcome", .string(outcome.name)),
             ("httpStatus", httpStatus.map { .int(Int64($0)) } ?? .null),
+            ("location", .optional(location)),
             ("dnsRcode", outcome.dnsRcode.map { .int(Int64($0)) } ?? .null),
             ("resolved", .optional(resolvedAddress?.description)),
             ("error", .optional(outcome.errno?.description)),
@@ -130,13 +122,14 @@ extension ProbeResult {
         ])
     }
 
-    /// `10.9.0.2  answered  0.081 ms  icmp-raw`
+    /// `10.9.0.2  answered  0.081 ms  icmp-raw`,
+    /// `10.9.0.2  captive-portal 302 → http://portal.test/  0.412 ms  http port 80`
     func humanLine(target: String) -> String {
-        var parts = [target == address.description ? target : "\(target) (\(address))", outcome.description]
+        // A Location is the server's text: no control character reaches the terminal.
+        var parts = [target == address.description ? target : "\(target) (\(address))", outcome.description.printable]
         if let roundTrip { parts.append(formatMilliseconds(roundTrip)) }
         parts.append(port.map { "\(transport.rawValue) port \($0)" } ?? transport.rawValue)
         if let resolvedAddress { parts.append("-> \(resolvedAddress)") }
-        if verdict == .captivePortal { parts.append("captive portal") }
         if let fallbackReason { parts.append("(fallback: \(fallbackReason))") }
         return parts.joined(separator: "  ")
     }
@@ -148,6 +141,7 @@ extension ProbeOutcome {
         switch self {
         case .answered: return "answered"
         case .refused: return "refused"
+        case .captivePortal: return "captive-portal"
         case .unexpectedStatus: return "unexpected-status"
         case .noAddress: return "no-address"
         case .timedOut: return "timed-out"
@@ -159,6 +153,21 @@ extension ProbeOutcome {
 
     var dnsRcode: Int? { if case let .noAddress(rcode) = self { return rcode } else { return nil } }
     var errno: Errno? { if case let .unreachable(errno) = self { return errno } else { return nil } }
+}
+
+extension String {
+    /// Control characters (C0, DEL, C1) as `\u{XX}`, the rest as is.
+    var printable: String {
+        var out = ""
+        for scalar in unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
 }
 
 extension Duration {

@@ -71,9 +71,11 @@ struct KernelOptions: ParsableArguments {
         try Prober(namespace: parsedNamespace())
     }
 
-    func makeMonitor(_ targets: [Target], options: LookupOptions, resolveTimeout: Int) throws -> ReachabilityMonitor {
+    func makeMonitor(_ targets: [Target], options: LookupOptions, resolveTimeout: Int,
+                     validation: ValidationArguments? = nil) throws -> ReachabilityMonitor {
         var configuration = ReachabilityMonitor.Configuration()
         configuration.resolveTimeout = .seconds(resolveTimeout)
+        if let validation { try validation.apply(to: &configuration) }
         return try ReachabilityMonitor(targets: targets, options: options, namespace: parsedNamespace(),
                                        kindOverrides: parsedKinds(), policy: policy.policy(), radio: policy.radioSource(),
                                        configuration: configuration)
@@ -92,6 +94,12 @@ struct KernelOptions: ParsableArguments {
 struct PolicyArguments: ParsableArguments {
     @Option(name: .customLong("allow-wwan"), help: "Whether WWAN (cellular) may be used: true or false. Refused WWAN is 'restricted.wwanRefused'.")
     var allowWWAN: Bool = true
+
+    @Flag(name: .customLong("no-wwan"), help: "WWAN (cellular) may not be used: a target reachable only over WWAN is not reachable (exit 1), its mask wwanRefused, its reason wwanDenied.")
+    var noWWAN = false
+
+    @Option(help: ArgumentHelp("Interfaces (glob) to use sparingly, like Low Data Mode: isConstrained; repeatable.", valueName: "GLOB"))
+    var constrained: [String] = []
 
     @Option(name: .customLong("on-demand"), help: ArgumentHelp("Interfaces (glob) brought up on demand: connectionOnDemand; repeatable.", valueName: "GLOB"))
     var onDemand: [String] = []
@@ -115,8 +123,8 @@ struct PolicyArguments: ParsableArguments {
     }
 
     func policy() -> ReachabilityPolicy {
-        ReachabilityPolicy(allowsWWAN: allowWWAN, onDemandInterfaces: onDemand, onTrafficInterfaces: onTraffic,
-                           meteredInterfaces: metered, modemDevices: modem)
+        ReachabilityPolicy(allowsWWAN: allowWWAN && !noWWAN, onDemandInterfaces: onDemand, onTrafficInterfaces: onTraffic,
+                           meteredInterfaces: metered, modemDevices: modem, constrainedInterfaces: constrained)
     }
 
     func radioSource() throws -> RadioSource {
@@ -142,5 +150,26 @@ struct StandardError: TextOutputStream {
             if written <= 0 { if written < 0 && errno == EINTR { continue }; return }
             offset += written
         }
+    }
+}
+
+/// `watch --validate`: NetworkManager-style validation of reachable targets.
+struct ValidationArguments: ParsableArguments {
+    @Option(name: .customLong("validate"), help: ArgumentHelp("Validate reachable targets with a probe through their output interface: http[:URL] (expects 204; a redirect or a page is a captive portal), dns[:NAME], icmp:HOST, tcp:HOST:PORT. Sent after each change to reachable and every --validate-interval.", valueName: "METHOD"))
+    var method: String?
+
+    @Option(name: .customLong("validate-interval"), help: "Seconds between validations of a reachable target.")
+    var validateInterval: Double = 60
+
+    func validate() throws {
+        guard validateInterval.isFinite, validateInterval >= 0.1, validateInterval <= 86_400 else {
+            throw ValidationError("--validate-interval must be 0.1...86400 seconds")
+        }
+    }
+
+    func apply(to configuration: inout ReachabilityMonitor.Configuration) throws {
+        guard let method else { return }
+        configuration.validation = try Validation(parsing: method)
+        configuration.validationInterval = .milliseconds(Int64((validateInterval * 1000).rounded()))
     }
 }

@@ -25,6 +25,8 @@ struct Watch: AsyncParsableCommand {
     @Option(name: .customLong("resolve-timeout"), help: "Seconds to wait for a host name to resolve.")
     var resolveTimeout: Int = 5
 
+    @OptionGroup(title: "Validation") var validation: ValidationArguments
+
     @OptionGroup var kernel: KernelOptions
 
     func validate() throws {
@@ -33,7 +35,8 @@ struct Watch: AsyncParsableCommand {
 
     func run() async throws {
         let parsed = try parseTargets(targets.isEmpty ? ["internet"] : targets)
-        let monitor = try kernel.makeMonitor(parsed, options: try lookup.options(), resolveTimeout: resolveTimeout)
+        let monitor = try kernel.makeMonitor(parsed, options: try lookup.options(), resolveTimeout: resolveTimeout,
+                                             validation: validation)
         let changes = monitor.changes()
         try monitor.start()
         for await change in changes {

@@ -174,6 +174,19 @@ final class BadInputCLITests: NamespaceTestCase {
                            says: "--modem takes an absolute device path or glob (/dev/ttyUSB2, /dev/ttyACM*), not '../ttyS0'")
     }
 
+    func testCLIWatchValidateMethodAndInterval() throws {
+        try expectBadInput(["watch", "10.1.0.7", "--validate", "smtp:x"],
+                           says: "expected http[:URL], dns[:NAME], icmp:HOST or tcp:HOST:PORT")
+        try expectBadInput(["watch", "10.1.0.7", "--validate", "tcp:gw.test:0"], says: "expected tcp:HOST:PORT with PORT 1...65535")
+        try expectBadInput(["watch", "10.1.0.7", "--validate", "icmp"], says: "expected http[:URL], dns[:NAME], icmp:HOST")
+        try expectBadInput(["watch", "internet", "--validate", "dns"],
+                           says: "needs a name (dns:NAME) to validate internet, which is not a host name")
+        try expectBadInput(["watch", "10.1.0.7", "--validate", "http", "--validate-interval", "0.01"],
+                           says: "--validate-interval must be 0.1...86400 seconds")
+        try expectBadInput(["watch", "10.1.0.7", "--validate", "http", "--validate-interval", "nan"],
+                           says: "--validate-interval must be 0.1...86400 seconds")
+    }
+
     func testCLITrackWithoutHost() throws {
         try expectBadInput(["track", "--interface", "lo"], says: "give at least one --host")
     }

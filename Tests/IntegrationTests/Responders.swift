@@ -7,6 +7,7 @@
 
 import CReachability
 import Foundation
+import Reachability
 import XCTest
 
 #if canImport(Glibc)
@@ -274,6 +275,10 @@ final class HTTPResponder: @unchecked Sendable {
         case redirect(location: String)
         /// Exactly these bytes.
         case raw([UInt8])
+        /// Each piece in its own write, `pause` seconds apart; then the
+        /// connection is closed, or with `hold` kept open as `.silent` keeps it
+        /// (a body that runs until close and never ends).
+        case pieces([[UInt8]], pause: TimeInterval, hold: Bool)
         /// Reads the request and sends nothing; the connection stays open until
         /// `stop()`, 10 s, or the client closes or resets it.
         case silent
@@ -287,6 +292,8 @@ final class HTTPResponder: @unchecked Sendable {
                 return Array("HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
             case let .raw(bytes):
                 return bytes
+            case let .pieces(pieces, _, _):
+                return pieces.flatMap { $0 }
             case .silent:
                 return nil
             }
@@ -361,12 +368,18 @@ final class HTTPResponder: @unchecked Sendable {
             if !head.isEmpty { state.requests.append(String(decoding: head, as: UTF8.self)) }
             return state.response
         }
-        if let bytes = response.bytes {
+        if case let .pieces(pieces, pause, hold) = response {
+            for (index, piece) in pieces.enumerated() {
+                if index > 0 { usleep(useconds_t(pause * 1_000_000)) }
+                guard server.send(piece, to: connection) else { return }
+            }
+            guard hold else { return }
+        } else if let bytes = response.bytes {
             server.send(bytes, to: connection)
             return
         }
-        // Silent: hold the connection, draining whatever else arrives, until
-        // stop, 10 s, or the client is gone.
+        // Silent (or held after its pieces): hold the connection, draining
+        // whatever else arrives, until stop, 10 s, or the client is gone.
         guard !peerClosed else { return }
         let deadline = Date().addingTimeInterval(10)
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -409,6 +422,300 @@ final class HTTPResponder: @unchecked Sendable {
             return i + 4
         }
         return nil
+    }
+}
+
+// MARK: - nginx
+
+/// A real nginx (Debian's `nginx-light`) serving `address`:`port` inside a
+/// test namespace, with a config of fixed locations written into a temporary
+/// directory that also takes its pid file, error log and temp paths:
+/// `ip netns exec NS nginx -p DIR -c DIR/nginx.conf -g 'daemon off; pid DIR/nginx.pid;'`.
+/// Started only once a TCP connect from inside the namespace reaches its
+/// listening socket (bounded tries, no fixed sleep). `stop()` (idempotent,
+/// also run by deinit) sends SIGTERM (nginx's fast shutdown: the master stops
+/// its worker and exits), waits, and removes the directory.
+final class NginxServer: @unchecked Sendable {
+    /// What each location answers (`return` needs no file; `sub_filter` turns a
+    /// body into a chunked one, `chunked_transfer_encoding off` into one that
+    /// runs until close).
+    static let locations: [(path: String, directives: String)] = [
+        ("/generate_204", "return 204;"),
+        ("/redirect", "return 302 http://portal.invalid/login;"),
+        ("/moved", "return 301;"),                              // nginx sends an empty Location
+        ("/long-redirect", "return 302 \(longLocation);"),
+        ("/page", "default_type text/html; return 200 \"<html>login</html>\";"),
+        ("/empty", "return 200;"),                              // Content-Length: 0
+        ("/chunked", "default_type text/html; sub_filter login LOGIN; return 200 \"<html>login</html>\";"),
+        ("/chunked-empty", "default_type text/html; sub_filter x \"\"; return 200 x;"),    // 0 CRLF CRLF
+        ("/until-close", "default_type text/html; chunked_transfer_encoding off; sub_filter login LOGIN; "
+            + "return 200 \"<html>login</html>\";"),
+        ("/until-close-empty", "default_type text/html; chunked_transfer_encoding off; sub_filter x \"\"; return 200 x;"),
+        ("/continue", "return 100;"),
+        ("/missing", "return 404;"),
+        ("/error", "return 500;"),
+        ("/auth", "return 511;"),
+        // A portal that redirects until the user "logs in" (`openPortal()`), then answers 204.
+        ("/portal", "if (-f $document_root/open) { return 204; } return 302 http://portal.invalid/login;"),
+    ]
+
+    /// A Location of 1100 bytes: longer than the probe keeps (1023).
+    static let longLocation = "http://portal.invalid/" + String(repeating: "a", count: 1100 - 22)
+
+    let addresses: [String]
+    let port: UInt16
+    let directory: URL
+    private let process = Process()
+    private let stopped = ResponderLocked(false)
+
+    /// The nginx binary (PATH, then /usr/sbin), or nil.
+    static let executable: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
+        return directories.map { $0 + "/nginx" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// Starts nginx in `namespace` listening on each of `addresses` (IPv4 or
+    /// IPv6 literals) at `port`, and waits until it accepts connections.
+    init(in namespace: TestNamespace, addresses: [String], port: UInt16 = 80, nginx: String) throws {
+        guard let ip = ipExecutable else { throw ResponderError(description: "iproute2's ip is not installed") }
+        self.addresses = addresses
+        self.port = port
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("reach-nginx-\(getpid())-\(UInt32.random(in: 0 ... UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        let config = directory.appendingPathComponent("nginx.conf")
+        let output = directory.appendingPathComponent("output.log")
+        do {
+            try Self.config(directory: directory.path, addresses: addresses, port: port)
+                .write(to: config, atomically: true, encoding: .utf8)
+            guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
+                throw ResponderError(description: "cannot create \(output.path)")
+            }
+            let log = try FileHandle(forWritingTo: output)
+            defer { try? log.close() }   // nginx has its own copy
+            process.executableURL = ip
+            process.arguments = ["netns", "exec", namespace.name, nginx, "-p", directory.path + "/", "-c", config.path,
+                                 "-g", "daemon off; pid \(directory.path)/nginx.pid;"]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = log
+            process.standardError = log
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            stopped.current = true
+            throw ResponderError(description: "cannot start nginx: \(error)")
+        }
+        // Ready when a connect from inside the namespace is accepted: 5 s at most.
+        var ready = false
+        for _ in 0 ..< 250 where process.isRunning {
+            if (try? Self.canConnect(in: namespace, to: addresses[0], port: port)) == true {
+                ready = true
+                break
+            }
+            usleep(20_000)
+        }
+        guard ready else {
+            let why = process.isRunning ? "not listening after 5 s" : "exited with status \(process.terminationStatus)"
+            let text = diagnostics
+            stop()
+            throw ResponderError(description: "nginx \(why): \(text)")
+        }
+    }
+
+    /// `/portal` answers 204 from now on, as a captive portal does once the user logged in.
+    func openPortal() throws {
+        let www = directory.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        guard FileManager.default.createFile(atPath: www.appendingPathComponent("open").path, contents: nil) else {
+            throw ResponderError(description: "cannot open the portal in \(www.path)")
+        }
+    }
+
+    /// nginx's own output and error log, for failure messages.
+    var diagnostics: String {
+        ["output.log", "error.log"].compactMap { name in
+            (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)).map { "\(name): \($0)" }
+        }.joined(separator: "\n")
+    }
+
+    /// `http://ADDRESS[:PORT]PATH` for the first address.
+    func url(_ path: String) -> String {
+        let address = addresses[0]
+        let host = address.contains(":") ? "[\(address)]" : address
+        return port == 80 ? "http://\(host)\(path)" : "http://\(host):\(port)\(path)"
+    }
+
+    static func config(directory: String, addresses: [String], port: UInt16) -> String {
+        let listens = addresses.map { "        listen \($0.contains(":") ? "[\($0)]" : $0):\(port);" }
+        let locations = Self.locations.map { "        location = \($0.path) { \($0.directives) }" }
+        return ([
+            "worker_processes 1;",
+            "error_log \(directory)/error.log info;",
+            "events { worker_connections 64; }",
+            "http {",
+            "    access_log off;",
+            "    default_type text/plain;",
+            "    client_body_temp_path \(directory)/client_body;",
+            "    proxy_temp_path \(directory)/proxy;",
+            "    fastcgi_temp_path \(directory)/fastcgi;",
+            "    uwsgi_temp_path \(directory)/uwsgi;",
+            "    scgi_temp_path \(directory)/scgi;",
+            "    server {",
+        ] + listens + [
+            "        server_name _;",
+            "        root \(directory)/www;",
+        ] + locations + [
+            "    }",
+            "}",
+        ]).joined(separator: "\n") + "\n"
+    }
+
+    /// Whether a TCP connect from inside `namespace` to `address`:`port` completes within 200 ms.
+    private static func canConnect(in namespace: TestNamespace, to address: String, port: UInt16) throws -> Bool {
+        try namespace.onThreadInside { () throws(TestNamespace.ThreadError) -> Bool in
+            guard case (var storage, let length)? = ResponderSocket.socketAddress(address, port: port) else {
+                throw TestNamespace.ThreadError(description: "'\(address)' is not an IPv4 or IPv6 literal")
+            }
+            let fd = socket(Int32(storage.ss_family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { throw TestNamespace.ThreadError("socket") }
+            defer { close(fd) }
+            var time = timeval(tv_sec: 0, tv_usec: 200_000)
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+            let rc = withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+            }
+            return rc == 0
+        }
+    }
+
+    /// SIGTERM (fast shutdown), up to 5 s for nginx to exit, then SIGKILL; removes the directory. Idempotent.
+    func stop() {
+        let already = stopped.withLock { done -> Bool in
+            defer { done = true }
+            return done
+        }
+        guard !already else { return }
+        terminateServer(process)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit { stop() }
+}
+
+extension NamespaceTestCase {
+    /// nginx in `namespace` on `addresses` port 80, stopped when the test ends
+    /// however it ends. Without an nginx binary the test is skipped, or fails
+    /// when REACH_REQUIRE_NETNS=1 (CI installs Debian's nginx-light).
+    func startNginx(in namespace: TestNamespace, addresses: [String], port: UInt16 = 80,
+                    file: StaticString = #filePath, line: UInt = #line) throws -> NginxServer {
+        let nginx = try requireServer(NginxServer.executable, "nginx", package: "nginx-light", file: file, line: line)
+        return try startServer(file: file, line: line) {
+            try NginxServer(in: namespace, addresses: addresses, port: port, nginx: nginx)
+        } stop: { $0.stop() }
+    }
+
+    /// The server's binary, or a skip (a failure when REACH_REQUIRE_NETNS=1:
+    /// `make setup` installs the package).
+    func requireServer(_ executable: String?, _ name: String, package: String,
+                       file: StaticString, line: UInt) throws -> String {
+        if let executable { return executable }
+        let reason = "\(name) is not installed (apt-get install \(package))"
+        if ProcessInfo.processInfo.environment[Self.requireEnvironment] == "1" {
+            XCTFail("\(reason); \(Self.requireEnvironment)=1 requires it", file: file, line: line)
+            throw TestStopped(reason: reason)
+        }
+        throw XCTSkip(reason, file: file, line: line)
+    }
+
+    /// Starts a server, failing the test when it cannot; stopped when the test ends however it ends.
+    func startServer<Server>(file: StaticString, line: UInt, _ start: () throws -> Server,
+                             stop: @escaping (Server) -> Void) throws -> Server {
+        do {
+            let server = try start()
+            addTeardownBlock { stop(server) }
+            return server
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+            throw TestStopped(reason: "\(error)")
+        }
+    }
+}
+
+/// SIGTERM, up to 5 s for the process to exit, then SIGKILL.
+func terminateServer(_ process: Process) {
+    guard process.isRunning else { return }
+    process.terminate()
+    let deadline = Date().addingTimeInterval(5)
+    while process.isRunning && Date() < deadline { usleep(5_000) }
+    if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+// MARK: - dnsmasq
+
+/// A real name server (Debian's `dnsmasq-base`) on `address`:53 inside a test
+/// namespace, answering `records` (name → IPv4 address) and nothing else: no
+/// upstream, no hosts file, no configuration file, so it sends nothing itself.
+/// Ready once a query from `client` is answered (bounded tries, no fixed sleep).
+final class DnsmasqServer: @unchecked Sendable {
+    let address: String
+    private let process = Process()
+    private let stopped = ResponderLocked(false)
+
+    static let executable: String? = ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq", "/sbin/dnsmasq"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    init(in namespace: TestNamespace, address: String, records: [String: String], readyFrom client: TestNamespace,
+         dnsmasq: String) throws {
+        guard let ip = ipExecutable else { throw ResponderError(description: "iproute2's ip is not installed") }
+        self.address = address
+        process.executableURL = ip
+        process.arguments = ["netns", "exec", namespace.name, dnsmasq, "--keep-in-foreground", "--conf-file=/dev/null",
+                             "--no-resolv", "--no-hosts", "--no-poll", "--bind-interfaces", "--listen-address=\(address)",
+                             "--user=root", "--pid-file=", "--log-facility=-"]
+            + records.sorted { $0.key < $1.key }.map { "--address=/\($0.key)/\($0.value)" }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { throw ResponderError(description: "cannot start dnsmasq: \(error)") }
+        let prober = try Prober(namespace: .named(client.name))
+        let name = records.keys.sorted().first ?? "ready.test"
+        for _ in 0 ..< 100 where process.isRunning {
+            if let answer = try? prober.probe(IPAddress(address)!, method: .dns(name: name, type: .a),
+                                              options: ProbeOptions(timeout: .milliseconds(100))),
+               answer.verdict == .answered { return }
+        }
+        let why = process.isRunning ? "not answering after 100 queries" : "exited with status \(process.terminationStatus)"
+        stop()
+        throw ResponderError(description: "dnsmasq \(why)")
+    }
+
+    /// SIGTERM, then SIGKILL after 5 s. Idempotent.
+    func stop() {
+        let already = stopped.withLock { done -> Bool in
+            defer { done = true }
+            return done
+        }
+        guard !already else { return }
+        terminateServer(process)
+    }
+
+    deinit { stop() }
+}
+
+extension NamespaceTestCase {
+    /// dnsmasq in `namespace` on `address`, stopped when the test ends however
+    /// it ends. Without dnsmasq the test is skipped, or fails when
+    /// REACH_REQUIRE_NETNS=1 (make setup installs Debian's dnsmasq-base).
+    func startDnsmasq(in namespace: TestNamespace, address: String, records: [String: String], readyFrom client: TestNamespace,
+                      file: StaticString = #filePath, line: UInt = #line) throws -> DnsmasqServer {
+        let dnsmasq = try requireServer(DnsmasqServer.executable, "dnsmasq", package: "dnsmasq-base", file: file, line: line)
+        return try startServer(file: file, line: line) {
+            try DnsmasqServer(in: namespace, address: address, records: records, readyFrom: client, dnsmasq: dnsmasq)
+        } stop: { $0.stop() }
     }
 }
 

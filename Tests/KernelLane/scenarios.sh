@@ -155,8 +155,14 @@ ppp_serial)
     expect '.interfaceKind == "wwan" and .status == "reachable.wwan"' "declared modem present, no PPPoX: WWAN"
     expect "$(has_flag isWWAN) and $(has_flag transientConnection)" "isWWAN and transientConnection (WR t)"
     expect '.isExpensive' "WWAN is expensive"
-    ask check --netns kl-gw --modem '/dev/pts/[0-9]*' --allow-wwan false 10.64.0.1
-    expect '.mask == "wwanRefused" or (.mask | tostring | test("wwanRefused"))' "the WWAN switch: mask wwanRefused"
+    ask check --netns kl-gw --modem '/dev/pts/[0-9]*' --no-wwan 10.64.0.1
+    expect '.mask == "wwanRefused" and .unsatisfiedReason == "wwanDenied" and .pathStatus == "unsatisfied"' \
+        "the WWAN switch: mask wwanRefused, unsatisfied (wwanDenied)"
+    expect '.status == "notReachable" and (.reachable | not) and .flagString == "WR t-----d"' \
+        "the WWAN switch: not reachable for the app, the kernel's flags kept"
+    rc=0; "$REACH" check --netns kl-gw --modem '/dev/pts/[0-9]*' --no-wwan 10.64.0.1 >/dev/null || rc=$?
+    [ "$rc" = 1 ] || { say "FAILED: reach check --no-wwan exited $rc, not 1"; false; }
+    say "ok: reach check --no-wwan exits 1"
     # Link down: one change.
     watch_start --netns kl-gw --modem '/dev/pts/[0-9]*' 10.64.0.1 10.250.0.1
     next_change; next_change

@@ -161,6 +161,66 @@ private func httpParse(_ bytes: [UInt8]) -> HeadResult {
 }
 private func httpParse(_ s: String) -> HeadResult { httpParse(ascii(s)) }
 
+private let bodyUnknown = CREACH_HTTP_BODY_UNKNOWN
+private let bodyEmpty = CREACH_HTTP_BODY_EMPTY
+private let bodyPresent = CREACH_HTTP_BODY_PRESENT
+private let bodyMalformed = CREACH_HTTP_BODY_MALFORMED
+
+/// What creach_http_parse_response found, field by field (a failure leaves the defaults).
+private struct ResponseFacts: Equatable, CustomStringConvertible {
+    var rc: Int32
+    var errno: Int32 = 0
+    var status: Int32 = 0
+    var headLen = 0
+    var body: Int32 = 0
+    var bodyBytes = 0
+    var contentLength: UInt64?
+    var transferEncoding = false
+    var chunked = false
+    /// The field's text when a Location was present ("" when it was too long).
+    var location: String?
+    var locationTooLong = false
+    var locationLen = 0
+    var description: String {
+        "(rc \(rc) errno \(errno) status \(status) head \(headLen) body \(body) bytes \(bodyBytes) "
+            + "length \(contentLength.map(String.init) ?? "-") te \(transferEncoding) chunked \(chunked) "
+            + "location \(location.map { "\($0.prefix(40).debugDescription) (\($0.utf8.count))" } ?? "-") "
+            + "too-long \(locationTooLong) location-len \(locationLen))"
+    }
+}
+
+/// creach_http_parse_response over a guarded copy of `bytes`. Checks on every
+/// call: the location is NUL-terminated within its field, and a result other
+/// than 1 leaves the whole struct zero.
+private func httpResponse(_ bytes: [UInt8], atEnd: Bool = false, file: StaticString = #filePath,
+                          line: UInt = #line) -> ResponseFacts {
+    withGuardedBytes(bytes) { p, n in
+        var head = creach_http_head()
+        withUnsafeMutableBytes(of: &head) { raw in for i in raw.indices { raw[i] = 0xA5 } }   // garbage: the parser clears it
+        errno = 0
+        let rc = creach_http_parse_response(p, n, atEnd ? 1 : 0, &head)
+        let e = errno
+        let fieldSize = MemoryLayout.size(ofValue: head.location)
+        XCTAssertEqual(fieldSize, Int(CREACH_HTTP_LOCATION_SIZE), file: file, line: line)
+        let text = withUnsafeBytes(of: &head.location) { field -> String? in
+            guard let nul = field.firstIndex(of: 0) else { return nil }
+            return String(decoding: field[..<nul], as: UTF8.self)
+        }
+        XCTAssertNotNil(text, "location not NUL-terminated within its field", file: file, line: line)
+        guard rc == 1 else {
+            let zero = withUnsafeBytes(of: &head) { $0.allSatisfy { $0 == 0 } }
+            XCTAssertTrue(zero, "rc \(rc) left bytes in the result", file: file, line: line)
+            return ResponseFacts(rc: rc, errno: rc == -1 ? e : 0)
+        }
+        return ResponseFacts(rc: rc, status: head.status, headLen: head.head_len, body: Int32(head.body),
+                             bodyBytes: head.body_bytes,
+                             contentLength: head.has_content_length != 0 ? head.content_length : nil,
+                             transferEncoding: head.has_transfer_encoding != 0, chunked: head.chunked != 0,
+                             location: head.has_location != 0 ? text : nil, locationTooLong: head.location_too_long != 0,
+                             locationLen: head.location_len)
+    }
+}
+
 private func dnsBuild(id: UInt16, name: String, qtype: UInt16 = typeA, buflen: Int = 512) -> Built {
     var buf = [UInt8](repeating: 0xEE, count: max(buflen, 1))
     errno = 0
@@ -684,6 +744,239 @@ final class ProbeParserTests: XCTestCase {
         errno = 0
         XCTAssertEqual(b.withUnsafeBytes { creach_http_parse_head($0.baseAddress, $0.count, &status, nil) }, -1)
         XCTAssertEqual(errno, EINVAL)
+    }
+
+    // MARK: HTTP response: Location and body facts
+
+    func testHTTPResponse204HasNoBodyWhateverFollows() {
+        let head = ascii("HTTP/1.1 204 No Content\r\n")      // status line: 25 bytes
+                 + ascii("Content-Length: 7\r\n")             // not allowed on a 204, ignored for the body
+                 + ascii("\r\n")                              // end of head
+        XCTAssertEqual(head.count, 46)
+        let expected = ResponseFacts(rc: 1, status: 204, headLen: 46, body: bodyEmpty, contentLength: 7)
+        XCTAssertEqual(httpResponse(head), expected)
+        var garbage = expected
+        garbage.bodyBytes = 3
+        XCTAssertEqual(httpResponse(head + [0, 0xFF, 0x0A]), garbage, "bytes after a 204 are no body")
+        // 304 never has a body either.
+        let notModified = ascii("HTTP/1.1 304 Not Modified\r\n\r\n")
+        XCTAssertEqual(httpResponse(notModified), ResponseFacts(rc: 1, status: 304, headLen: 29, body: bodyEmpty))
+    }
+
+    func testHTTPResponse200ContentLengthZeroIsEmpty() {
+        let head = ascii("HTTP/1.1 200 OK\r\n")               // 17
+                 + ascii("Content-Type: text/plain\r\n")      // 26
+                 + ascii("Content-Length: 0\r\n")             // 19
+                 + ascii("\r\n")                              // 2
+        XCTAssertEqual(httpResponse(head), ResponseFacts(rc: 1, status: 200, headLen: 64, body: bodyEmpty, contentLength: 0))
+        // Leading zeros and OWS around the digits are fine.
+        let padded = ascii("HTTP/1.1 200 OK\r\nContent-Length: \t000 \t\r\n\r\n")
+        XCTAssertEqual(httpResponse(padded).body, bodyEmpty)
+        XCTAssertEqual(httpResponse(padded).contentLength, 0)
+    }
+
+    func testHTTPResponse200WithBodyIsPresent() {
+        let head = ascii("HTTP/1.1 200 OK\r\n")               // 17
+                 + ascii("Content-Length: 18\r\n")            // 20
+                 + ascii("\r\n")                              // 2
+        let page = ascii("<html>login</html>")                  // 18
+        // Announced: no body byte is needed to know.
+        XCTAssertEqual(httpResponse(head), ResponseFacts(rc: 1, status: 200, headLen: 39, body: bodyPresent, contentLength: 18))
+        XCTAssertEqual(httpResponse(head + page),
+                       ResponseFacts(rc: 1, status: 200, headLen: 39, body: bodyPresent, bodyBytes: 18, contentLength: 18))
+        // No length: the body runs until close; one byte decides, the end decides too.
+        let open = ascii("HTTP/1.0 200 OK\r\nConnection: close\r\n\r\n")   // 38
+        XCTAssertEqual(httpResponse(open), ResponseFacts(rc: 1, status: 200, headLen: 38, body: bodyUnknown))
+        XCTAssertEqual(httpResponse(open, atEnd: true), ResponseFacts(rc: 1, status: 200, headLen: 38, body: bodyEmpty))
+        XCTAssertEqual(httpResponse(open + ascii("<")), ResponseFacts(rc: 1, status: 200, headLen: 38, body: bodyPresent, bodyBytes: 1))
+        XCTAssertEqual(httpResponse(open + ascii("<"), atEnd: true).body, bodyPresent)
+        // Another transfer coding than chunked: until close as well, whatever Content-Length says.
+        let gzip = ascii("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 0\r\n\r\n")
+        XCTAssertEqual(httpResponse(gzip), ResponseFacts(rc: 1, status: 200, headLen: gzip.count, body: bodyUnknown,
+                                                         contentLength: 0, transferEncoding: true))
+        XCTAssertEqual(httpResponse(gzip + [0x1F]).body, bodyPresent)
+    }
+
+    func testHTTPResponse302KeepsItsLocation() {
+        let head = ascii("HTTP/1.1 302 Found\r\n")                            // 20
+                 + ascii("location:  \thttp://portal.test/login?mac=02:00 \t\r\n")   // any case; OWS trimmed
+                 + ascii("LOCATION: http://second.test/\r\n")                  // a singleton: the first counts
+                 + ascii("Content-Length: 0\r\n")
+                 + ascii("\r\n")
+        let url = "http://portal.test/login?mac=02:00"
+        XCTAssertEqual(httpResponse(head), ResponseFacts(rc: 1, status: 302, headLen: head.count, body: bodyEmpty,
+                                                         contentLength: 0, location: url, locationLen: url.utf8.count))
+        // Bytes >= 0x80 are kept as they came; an empty value is a Location all the same.
+        let utf8 = ascii("HTTP/1.1 307 x\r\nLocation: /caf") + [0xC3, 0xA9] + ascii("\r\n\r\n")
+        XCTAssertEqual(httpResponse(utf8).location, "/café")
+        XCTAssertEqual(httpResponse(utf8).locationLen, 6)
+        let empty = httpResponse(ascii("HTTP/1.1 302 Found\r\nLocation:\t \r\n\r\n"))
+        XCTAssertEqual(empty.location, "")
+        XCTAssertEqual(empty.locationLen, 0)
+        // Names that only start or end like it are other fields.
+        let others = ascii("HTTP/1.1 302 Found\r\nX-Location: a\r\nLocation-Extra: b\r\nLocatio: c\r\n\r\n")
+        XCTAssertNil(httpResponse(others).location)
+    }
+
+    func testHTTPResponse301WithoutLocation() {
+        let head = ascii("HTTP/1.1 301 Moved Permanently\r\n")   // 32
+                 + ascii("Content-Length: 3\r\n")                // 19
+                 + ascii("\r\n")                                 // 2
+        XCTAssertEqual(httpResponse(head + ascii("abc")),
+                       ResponseFacts(rc: 1, status: 301, headLen: 53, body: bodyPresent, bodyBytes: 3, contentLength: 3))
+    }
+
+    func testHTTPResponse404500And100AreParsedLikeAnyOther() {
+        // 404 and 500 pages as nginx sends them: the facts are there; the verdict is the library's.
+        let notFound = ascii("HTTP/1.1 404 Not Found\r\n")       // 24
+                     + ascii("Content-Type: text/html\r\n")      // 25
+                     + ascii("Content-Length: 153\r\n")          // 21
+                     + ascii("\r\n")                             // 2
+        XCTAssertEqual(httpResponse(notFound), ResponseFacts(rc: 1, status: 404, headLen: 72, body: bodyPresent, contentLength: 153))
+        let error = ascii("HTTP/1.1 500 Internal Server Error\r\n")   // 36
+                  + ascii("Content-Length: 0\r\n")                  // 19
+                  + ascii("\r\n")
+        XCTAssertEqual(httpResponse(error), ResponseFacts(rc: 1, status: 500, headLen: 57, body: bodyEmpty, contentLength: 0))
+        // A 1xx has no body; what follows (the final answer) is not looked at.
+        let interim = ascii("HTTP/1.1 100 Continue\r\n\r\n")     // 25
+        XCTAssertEqual(httpResponse(interim + ascii("HTTP/1.1 204 No Content\r\n\r\n")),
+                       ResponseFacts(rc: 1, status: 100, headLen: 25, body: bodyEmpty, bodyBytes: 27))
+    }
+
+    func testHTTPResponseSplitAtEveryByteAndOddlyLaidOut() {
+        // Header lines as servers may lay them out: odd case, empty values, tabs, no reason phrase.
+        let head = ascii("HTTP/1.1 302 \r\n")                   // empty reason
+                 + ascii("X-Empty:\r\n")                        // empty value
+                 + ascii("cOnTeNt-LeNgTh:\t12\t\r\n")           // tabs around the digits
+                 + ascii("Server:nginx\r\n")                    // no OWS at all
+                 + ascii("lOcAtIoN:http://p.test/\r\n")
+                 + ascii("\r\n")
+        let body = ascii("<html></html>")
+        let whole = head + body
+        let expected = ResponseFacts(rc: 1, status: 302, headLen: head.count, body: bodyPresent, bodyBytes: body.count,
+                                     contentLength: 12, location: "http://p.test/", locationLen: 14)
+        XCTAssertEqual(httpResponse(whole), expected)
+        // The socket re-parses what arrived so far: every prefix is "more" until the head ends,
+        // then the same head with the body bytes seen so far.
+        for n in 0...whole.count {
+            let facts = httpResponse(Array(whole[0..<n]))
+            if n < head.count {
+                XCTAssertEqual(facts, ResponseFacts(rc: 0), "prefix \(n)")
+            } else {
+                var partial = expected
+                partial.bodyBytes = n - head.count
+                XCTAssertEqual(facts, partial, "prefix \(n)")
+            }
+        }
+    }
+
+    func testHTTPResponseLocationLongerThanTheFieldIsNotKept() {
+        let capacity = Int(CREACH_HTTP_LOCATION_SIZE) - 1   // 1023 bytes and the NUL
+        func redirect(_ length: Int) -> ([UInt8], String) {
+            let url = "http://portal.test/" + String(repeating: "a", count: length - 19)
+            return (ascii("HTTP/1.1 302 Found\r\nLocation: \(url) \r\nContent-Length: 0\r\n\r\n"), url)
+        }
+        let (fits, url) = redirect(capacity)
+        XCTAssertEqual(httpResponse(fits).location, url, "1023 bytes are kept whole")
+        XCTAssertEqual(httpResponse(fits).locationLen, capacity)
+        XCTAssertFalse(httpResponse(fits).locationTooLong)
+        for length in [capacity + 1, capacity + 2, 3000] {
+            let (long, _) = redirect(length)
+            let facts = httpResponse(long)
+            XCTAssertEqual(facts.rc, 1, "\(length): still a valid head")
+            XCTAssertEqual(facts.status, 302)
+            XCTAssertEqual(facts.location, "", "\(length): never truncated")
+            XCTAssertTrue(facts.locationTooLong, "\(length)")
+            XCTAssertEqual(facts.locationLen, length)
+        }
+    }
+
+    func testHTTPResponseContentLengthMustBeOneNumber() {
+        func head(_ lines: String...) -> [UInt8] { ascii("HTTP/1.1 200 OK\r\n" + lines.joined() + "\r\n") }
+        // The same value twice is one length (RFC 9110 8.6 lets a recipient accept it).
+        let twice = httpResponse(head("Content-Length: 5\r\n", "content-length: 005\r\n"))
+        XCTAssertEqual(twice.rc, 1)
+        XCTAssertEqual(twice.contentLength, 5)
+        XCTAssertEqual(httpResponse(head("Content-Length: 9223372036854775807\r\n")).contentLength, UInt64(Int64.max))
+        let invalid = [
+            head("Content-Length: 5\r\n", "Content-Length: 6\r\n"),   // two lengths: the framing is ambiguous
+            head("Content-Length: 0\r\n", "Content-Length: 18\r\n"),
+            head("Content-Length: 5, 5\r\n"),                          // a list
+            head("Content-Length: \r\n"),
+            head("Content-Length: +5\r\n"),
+            head("Content-Length: -1\r\n"),
+            head("Content-Length: 0x10\r\n"),
+            head("Content-Length: 5 5\r\n"),
+            head("Content-Length: 9223372036854775808\r\n"),           // INT64_MAX + 1
+            head("Content-Length: 99999999999999999999999\r\n"),
+        ]
+        for bytes in invalid {
+            let text = String(decoding: bytes, as: UTF8.self).debugDescription
+            XCTAssertEqual(httpResponse(bytes), ResponseFacts(rc: -1, errno: EBADMSG), text)
+            XCTAssertEqual(httpParse(bytes), HeadResult(rc: -1, errno: EBADMSG), "creach_http_parse_head: \(text)")
+        }
+        // The verdict comes at the end of the line, before the rest of the head.
+        XCTAssertEqual(httpResponse(ascii("HTTP/1.1 200 OK\r\nContent-Length: x")), ResponseFacts(rc: 0))
+        XCTAssertEqual(httpResponse(ascii("HTTP/1.1 200 OK\r\nContent-Length: x\r")), ResponseFacts(rc: -1, errno: EBADMSG))
+    }
+
+    func testHTTPResponseChunkedBody() {
+        let head = ascii("HTTP/1.1 200 OK\r\n")                  // 17
+                 + ascii("Content-Type: text/html\r\n")          // 25
+                 + ascii("Transfer-Encoding: chunked\r\n")       // 28
+                 + ascii("Connection: close\r\n")                // 19
+                 + ascii("\r\n")                                 // 2
+        XCTAssertEqual(head.count, 91)
+        func facts(_ body: String, atEnd: Bool = false) -> ResponseFacts { httpResponse(head + ascii(body), atEnd: atEnd) }
+        // nginx's chunked page, and its empty chunked body.
+        XCTAssertEqual(facts("12\r\n<html>LOGIN</html>\r\n0\r\n\r\n"),
+                       ResponseFacts(rc: 1, status: 200, headLen: 91, body: bodyPresent, bodyBytes: 29,
+                                     transferEncoding: true, chunked: true))
+        XCTAssertEqual(facts("0\r\n\r\n").body, bodyEmpty)
+        XCTAssertEqual(facts("0;name=value\r\n\r\n").body, bodyEmpty)
+        XCTAssertEqual(facts("000 \r\n\r\n").body, bodyEmpty)
+        XCTAssertEqual(facts("1").body, bodyPresent, "a non-zero size decides at once")
+        XCTAssertEqual(facts("0a\r\n").body, bodyPresent)
+        XCTAssertEqual(facts("00F").body, bodyPresent)
+        // Not yet known; at the end: no byte is empty, a cut size line is malformed.
+        XCTAssertEqual(facts("").body, bodyUnknown)
+        XCTAssertEqual(facts("", atEnd: true).body, bodyEmpty)
+        XCTAssertEqual(facts("00").body, bodyUnknown)
+        XCTAssertEqual(facts("00", atEnd: true).body, bodyMalformed)
+        for bad in ["\r\n", "x\r\n", " 1\r\n", "-1\r\n", "0x1\r\n", "0\n"] {
+            XCTAssertEqual(facts(bad).body, bodyMalformed, bad.debugDescription)
+        }
+        // The final coding decides, in any case; Transfer-Encoding overrides Content-Length.
+        let layered = ascii("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, CHUNKED\r\nContent-Length: 0\r\n\r\n")
+        XCTAssertEqual(httpResponse(layered + ascii("5\r\n")).body, bodyPresent)
+        XCTAssertTrue(httpResponse(layered).chunked)
+        XCTAssertEqual(httpResponse(layered).contentLength, 0)
+        let notLast = ascii("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n")
+        XCTAssertFalse(httpResponse(notLast).chunked)
+        XCTAssertTrue(httpResponse(notLast).transferEncoding)
+        let trailingComma = ascii("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked ,\r\n\r\n")
+        XCTAssertTrue(httpResponse(trailingComma).chunked, "empty list elements are ignored")
+        let lastHeader = ascii("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n")
+        XCTAssertFalse(httpResponse(lastHeader).chunked, "the last header's last coding")
+    }
+
+    func testHTTPResponseInvalidArgumentsAndHeads() {
+        var head = creach_http_head()
+        errno = 0
+        XCTAssertEqual(creach_http_parse_response(nil, 0, 0, &head), -1)
+        XCTAssertEqual(errno, EINVAL)
+        let b = ascii("HTTP/1.1 204 x\r\n\r\n")
+        errno = 0
+        XCTAssertEqual(b.withUnsafeBytes { creach_http_parse_response($0.baseAddress, $0.count, 0, nil) }, -1)
+        XCTAssertEqual(errno, EINVAL)
+        // The grammar is creach_http_parse_head's: malformed heads are refused the same way.
+        for bad in ["HTTP/1.1 204 No Content\n\n", "HTTP/2 204\r\n\r\n", "HTTP/1.1 302 Found\r\nLocation : /\r\n\r\n",
+                    "HTTP/1.1 302 Found\r\nLocation: a\r\n b\r\n\r\n"] {
+            XCTAssertEqual(httpResponse(ascii(bad)), ResponseFacts(rc: -1, errno: EBADMSG), bad.debugDescription)
+            XCTAssertEqual(httpResponse(ascii(bad), atEnd: true), ResponseFacts(rc: -1, errno: EBADMSG), bad.debugDescription)
+        }
+        // An unfinished head stays "more", at the end too (the socket calls that cut short).
+        XCTAssertEqual(httpResponse(ascii("HTTP/1.1 302 Found\r\nLocation: /"), atEnd: true), ResponseFacts(rc: 0))
     }
 
     // MARK: DNS query

@@ -147,10 +147,62 @@ final class ProbeMethodTests: XCTestCase {
         XCTAssertEqual(result(.icmp, .answered).verdict, .answered)
         XCTAssertEqual(result(.icmp, .refused).verdict, .answered, "a reset proves the host is there")
         XCTAssertEqual(result(.tcp(port: 80), .refused).verdict, .failed, "but the port asked about is closed")
-        XCTAssertEqual(result(.http(HTTPProbeURL(host: nil)), .unexpectedStatus(302)).verdict, .captivePortal)
+        let http = ProbeMethod.http(HTTPProbeURL(host: nil))
+        XCTAssertEqual(result(http, .captivePortal(status: 302, location: "http://portal.test/")).verdict, .captivePortal)
+        XCTAssertEqual(result(http, .captivePortal(status: 200, location: nil)).verdict, .captivePortal)
+        for status in [100, 404, 500, 511] {
+            XCTAssertEqual(result(http, .unexpectedStatus(status)).verdict, .failed, "\(status) is no portal")
+        }
         for outcome: ProbeOutcome in [.timedOut, .unreachable(.hostUnreachable), .malformedAnswer, .canceled, .noAddress(rcode: 3)] {
             XCTAssertEqual(result(.icmp, outcome).verdict, .failed, "\(outcome)")
         }
+        // The Location is that of a portal's redirect, nil for anything else.
+        XCTAssertEqual(result(http, .captivePortal(status: 307, location: "/login")).location, "/login")
+        XCTAssertNil(result(http, .captivePortal(status: 302, location: nil)).location)
+        XCTAssertNil(result(http, .answered).location)
+        XCTAssertNil(result(http, .unexpectedStatus(301)).location)
+    }
+
+    /// Android's NetworkMonitor and Chromium's captive-portal detector: 204 or
+    /// an empty 2xx answers; a redirect or a page is a portal; 1xx, 4xx, 5xx fail.
+    func testHTTPAnswersReadAsAndroidAndChromiumDo() {
+        let location = "http://portal.invalid/login"
+        let table: [(status: Int, body: HTTPBody, location: String?, outcome: ProbeOutcome, verdict: ProbeVerdict)] = [
+            (204, .empty, nil, .answered, .answered),
+            (204, .present, location, .answered, .answered),              // a 204 has no body, whatever follows
+            (200, .empty, nil, .answered, .answered),                     // a proxy's 204 turned into an empty 200
+            (299, .empty, nil, .answered, .answered),
+            (200, .present, nil, .captivePortal(status: 200, location: nil), .captivePortal),   // a login page
+            (200, .present, location, .captivePortal(status: 200, location: nil), .captivePortal),
+            (206, .present, nil, .captivePortal(status: 206, location: nil), .captivePortal),
+            (200, .malformed, nil, .malformedAnswer, .failed),           // broken chunked framing
+            (302, .empty, location, .captivePortal(status: 302, location: location), .captivePortal),
+            (301, .present, nil, .captivePortal(status: 301, location: nil), .captivePortal),
+            (307, .empty, "/login", .captivePortal(status: 307, location: "/login"), .captivePortal),
+            (304, .empty, nil, .captivePortal(status: 304, location: nil), .captivePortal),
+            (399, .malformed, nil, .captivePortal(status: 399, location: nil), .captivePortal),
+            (100, .empty, nil, .unexpectedStatus(100), .failed),
+            (199, .present, nil, .unexpectedStatus(199), .failed),
+            (400, .present, nil, .unexpectedStatus(400), .failed),
+            (404, .present, location, .unexpectedStatus(404), .failed),
+            (404, .empty, nil, .unexpectedStatus(404), .failed),
+            (500, .present, nil, .unexpectedStatus(500), .failed),
+            (511, .present, nil, .unexpectedStatus(511), .failed),
+            (599, .empty, nil, .unexpectedStatus(599), .failed),
+        ]
+        for row in table {
+            let outcome = ProbeOutcome.http(status: row.status, body: row.body, location: row.location)
+            XCTAssertEqual(outcome, row.outcome, "\(row.status) \(row.body)")
+            let result = ProbeResult(address: IPAddress("10.0.0.1")!, method: .http(HTTPProbeURL(host: nil)),
+                                     transport: .http, fallbackReason: nil, port: 80, outcome: outcome,
+                                     httpStatus: row.status, roundTrip: .milliseconds(1), resolvedAddress: nil,
+                                     ignoredDatagrams: 0)
+            XCTAssertEqual(result.verdict, row.verdict, "\(row.status) \(row.body)")
+        }
+        XCTAssertEqual(ProbeOutcome.captivePortal(status: 302, location: location).description,
+                       "captive-portal 302 → http://portal.invalid/login")
+        XCTAssertEqual(ProbeOutcome.captivePortal(status: 200, location: nil).description, "captive-portal 200")
+        XCTAssertEqual(ProbeOutcome.unexpectedStatus(404).description, "unexpected-status 404")
     }
 
     func testICMPSocketChoice() {

@@ -106,18 +106,46 @@ public struct ReachabilityMask: OptionSet, Hashable, Sendable, CustomStringConve
 /// driver sets it (the kernel does not know it). Shared by an evaluator and
 /// the monitors that use it; safe from any thread.
 public final class RadioSource: Sendable {
-    private let technologies: Mutex<[String: RadioTechnology]>
+    private struct State {
+        var technologies: [String: RadioTechnology]
+        /// Running monitors that use this source: told of every change.
+        var observers: [UInt64: @Sendable () -> Void] = [:]
+        var nextObserver: UInt64 = 0
+    }
+    private let state: Mutex<State>
 
     public init(_ technologies: [String: RadioTechnology] = [:]) {
-        self.technologies = Mutex(technologies)
+        state = Mutex(State(technologies: technologies))
     }
 
-    /// Sets (or, with nil, forgets) the technology of `interface`.
+    /// Sets (or, with nil, forgets) the technology of `interface`. A running
+    /// monitor that uses this source evaluates again at once, and reports the
+    /// targets whose mask changed (4G → 3G), as SLReachability posts its
+    /// mask-changed notification.
     public func set(_ technology: RadioTechnology?, for interface: String) {
-        technologies.withLock { $0[interface] = technology }
+        let observers = state.withLock { state -> [@Sendable () -> Void] in
+            guard state.technologies[interface] != technology else { return [] }
+            state.technologies[interface] = technology
+            return Array(state.observers.values)
+        }
+        for observer in observers { observer() }
     }
 
     public func technology(for interface: String) -> RadioTechnology? {
-        technologies.withLock { $0[interface] }
+        state.withLock { $0.technologies[interface] }
+    }
+
+    /// Calls `observer` (outside the lock) after every change; for monitors.
+    func addObserver(_ observer: @escaping @Sendable () -> Void) -> UInt64 {
+        state.withLock { state in
+            let id = state.nextObserver
+            state.nextObserver += 1
+            state.observers[id] = observer
+            return id
+        }
+    }
+
+    func removeObserver(_ id: UInt64) {
+        state.withLock { _ = $0.observers.removeValue(forKey: id) }
     }
 }

@@ -22,14 +22,18 @@ public struct ReachabilityPolicy: Hashable, Sendable {
     /// is WWAN when a modem is present and no PPPoE/L2TP session exists
     /// (`InterfaceKind`, "PPP links").
     public var modemDevices: [String]
+    /// Interfaces (globs) the application should use sparingly, like Low Data
+    /// Mode: NWPath's `isConstrained`.
+    public var constrainedInterfaces: [String]
 
     public init(allowsWWAN: Bool = true, onDemandInterfaces: [String] = [], onTrafficInterfaces: [String] = [],
-                meteredInterfaces: [String] = [], modemDevices: [String] = []) {
+                meteredInterfaces: [String] = [], modemDevices: [String] = [], constrainedInterfaces: [String] = []) {
         self.allowsWWAN = allowsWWAN
         self.onDemandInterfaces = onDemandInterfaces
         self.onTrafficInterfaces = onTrafficInterfaces
         self.meteredInterfaces = meteredInterfaces
         self.modemDevices = modemDevices
+        self.constrainedInterfaces = constrainedInterfaces
     }
 
     static func matches(_ patterns: [String], _ name: String?) -> Bool {
@@ -47,6 +51,9 @@ public struct ReachabilityPolicy: Hashable, Sendable {
         if Self.matches(onTrafficInterfaces, interface) { result.insert(.connectionOnTraffic) }
         return result
     }
+
+    /// NWPath's `isConstrained`: over an interface marked constrained.
+    public func isConstrained(interface: String?) -> Bool { Self.matches(constrainedInterfaces, interface) }
 
     /// NWPath's `isExpensive`: over WWAN, or over an interface marked metered.
     public func isExpensive(flags: ReachabilityFlags, kind: InterfaceKind?, interface: String?) -> Bool {

@@ -15,6 +15,9 @@ public struct AddressEvaluation: Hashable, Sendable {
     public let isExpensive: Bool
     /// NWPath's unsatisfied reason; nil when the path is satisfied.
     public let unsatisfiedReason: UnsatisfiedReason?
+    /// NWPath's `isConstrained`: the output interface is one the policy marks
+    /// constrained (`ReachabilityPolicy.constrainedInterfaces`, Low Data Mode).
+    public let isConstrained: Bool
 
     /// Accessibility once an active probe has spoken (`Prober`): a captive
     /// portal or a failed probe over a routed, allowed link changes the answer.
@@ -22,9 +25,45 @@ public struct AddressEvaluation: Hashable, Sendable {
         Accessibility(verdict: route.verdict, flags: flags, allowsWWAN: allowsWWAN, probe: probe)
     }
 
-    public var status: ReachabilityStatus { ReachabilityStatus(flags: flags, kind: interfaceKind ?? .other) }
+    /// What an application acts on: the flags' status, except that a path the
+    /// WWAN switch refuses is not reachable (Reachability.swift's
+    /// `allowsCellularConnection = false` gives `.unavailable`). The raw
+    /// `flags` and `networkStatus` keep the kernel's truth.
+    public var status: ReachabilityStatus {
+        unsatisfiedReason == .wwanDenied ? .notReachable : ReachabilityStatus(flags: flags, kind: interfaceKind ?? .other)
+    }
+    /// The Apple sample's three states, from the kernel's flags alone (as
+    /// SLReachability keeps its `reachStatus` when WWAN is refused).
     public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
-    public var pathStatus: PathStatus { PathStatus(flags: flags) }
+    /// NWPath's status: `unsatisfied` when the WWAN switch refuses the path
+    /// (with `unsatisfiedReason == .wwanDenied`, NWPath's `cellularDenied`).
+    public var pathStatus: PathStatus { unsatisfiedReason == .wwanDenied ? .unsatisfied : PathStatus(flags: flags) }
+}
+
+extension AddressEvaluation {
+    /// The decision tables over the kernel's facts (pure): the policy's flags
+    /// (`connectionOnDemand` / `connectionOnTraffic`), then mask,
+    /// accessibility, cost and unsatisfied reason. A validation probe's verdict
+    /// adds to them: a captive portal sets `interventionRequired` (the user
+    /// must act) and makes it captive; a failed probe makes it restricted.
+    init(address: IPAddress, kernelFlags: ReachabilityFlags, route: RouteLookup, link: LinkState?, kind: InterfaceKind?,
+         policy: ReachabilityPolicy, radio: RadioGeneration?, probe: ProbeVerdict = .notProbed) {
+        let name = link?.name
+        // isWWAN is the kind's, whoever built the flags (ReachabilityFlags(route:link:kind:) does the same).
+        var kernelFlags = kernelFlags
+        if kind == .wwan && kernelFlags.contains(.reachable) { kernelFlags.insert(.isWWAN) }
+        let policyFlags = policy.flags(kernelFlags, interface: name)
+        var flags = policyFlags
+        if probe == .captivePortal && flags.contains(.reachable) { flags.insert(.interventionRequired) }
+        self.init(
+            address: address, flags: flags, route: route, link: link, interfaceKind: kind,
+            mask: ReachabilityMask(flags: flags, kind: kind ?? .other, allowsWWAN: policy.allowsWWAN, radio: radio),
+            accessibility: Accessibility(verdict: route.verdict, flags: policyFlags, allowsWWAN: policy.allowsWWAN,
+                                         probe: probe),
+            isExpensive: policy.isExpensive(flags: flags, kind: kind, interface: name),
+            unsatisfiedReason: UnsatisfiedReason(verdict: route.verdict, flags: flags, allowsWWAN: policy.allowsWWAN),
+            isConstrained: policy.isConstrained(interface: name))
+    }
 }
 
 /// The answer for a target. A host name or the internet has one answer per
@@ -36,25 +75,108 @@ public struct TargetEvaluation: Hashable, Sendable {
     /// Why the target has no answer: its host name did not resolve, or (in a
     /// monitor, which reports rather than throws) the kernel could not be asked.
     public let error: ReachabilityError?
+    /// False for the placeholder of a target a monitor has not evaluated yet:
+    /// its status is `unknown`.
+    public let isEvaluated: Bool
+    /// NWPath's `availableInterfaces`: the namespace's interfaces that can
+    /// carry packets now (up, with carrier; loopback only when it is the
+    /// output), the primary address's output interface first.
+    public let availableInterfaces: [NetworkInterface]
+    /// NWPath's `supportsDNS`: a name server of the namespace's resolv.conf is
+    /// reachable (nil when not asked, e.g. a bare address evaluation).
+    public let supportsDNS: Bool?
+    /// What validation (an active probe through the output interface) found,
+    /// when a monitor validates; nil otherwise. Its verdict is already folded
+    /// into `accessibility` and the flags (`interventionRequired` when captive).
+    public let validation: ProbeResult?
 
-    public init(target: Target, addresses: [AddressEvaluation], error: ReachabilityError? = nil) {
+    public init(target: Target, addresses: [AddressEvaluation], error: ReachabilityError? = nil,
+                availableInterfaces: [NetworkInterface] = [], supportsDNS: Bool? = nil) {
+        self.init(target: target, addresses: addresses, error: error, isEvaluated: true,
+                  availableInterfaces: availableInterfaces, supportsDNS: supportsDNS, validation: nil)
+    }
+
+    init(target: Target, addresses: [AddressEvaluation], error: ReachabilityError?, isEvaluated: Bool,
+         availableInterfaces: [NetworkInterface], supportsDNS: Bool?, validation: ProbeResult?) {
         self.target = target
         self.addresses = addresses
         self.error = error
+        self.isEvaluated = isEvaluated
+        self.availableInterfaces = availableInterfaces
+        self.supportsDNS = supportsDNS
+        self.validation = validation
     }
 
+    /// A target's answer with the namespace's path facts: its available
+    /// interfaces, the primary address's output interface first.
+    public init(target: Target, addresses: [AddressEvaluation], error: ReachabilityError? = nil,
+                pathFacts: ReachabilityEvaluator.PathFacts, validation: ProbeResult? = nil) {
+        var interfaces = pathFacts.interfaces
+        let primary = TargetEvaluation(target: target, addresses: addresses).primary
+        if let link = primary?.link {
+            if let at = interfaces.firstIndex(where: { $0.index == link.index }) {
+                interfaces.insert(interfaces.remove(at: at), at: 0)
+            } else if link.isLoopback, let kind = primary?.interfaceKind {
+                interfaces.insert(NetworkInterface(name: link.name, index: link.index, kind: kind), at: 0)
+            }
+        }
+        self.init(target: target, addresses: addresses, error: error, isEvaluated: true,
+                  availableInterfaces: interfaces, supportsDNS: pathFacts.supportsDNS, validation: validation)
+    }
+
+    /// The state of a target before its first answer: `status == .unknown`.
+    public static func unknown(_ target: Target) -> TargetEvaluation {
+        TargetEvaluation(target: target, addresses: [], error: nil, isEvaluated: false, availableInterfaces: [],
+                         supportsDNS: nil, validation: nil)
+    }
+
+    /// The address whose answer stands for the target: the first one that is
+    /// reachable (under the policy), else the first the kernel routes, else the first.
     public var primary: AddressEvaluation? {
-        addresses.first(where: { $0.flags.isNetworkReachable }) ?? addresses.first
+        addresses.first(where: { $0.status.isReachable }) ?? addresses.first(where: { $0.flags.isNetworkReachable })
+            ?? addresses.first
     }
     public var flags: ReachabilityFlags { primary?.flags ?? [] }
-    public var status: ReachabilityStatus { primary?.status ?? .notReachable }
+    public var status: ReachabilityStatus { isEvaluated ? primary?.status ?? .notReachable : .unknown }
     public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
-    public var pathStatus: PathStatus { PathStatus(flags: flags) }
+    public var pathStatus: PathStatus { primary?.pathStatus ?? .unsatisfied }
     public var isReachable: Bool { status.isReachable }
     /// The primary address's mask; `unavailable` without an answer.
     public var mask: ReachabilityMask { primary?.mask ?? .unavailable }
     /// The primary address's accessibility; `unknown` without an answer.
     public var accessibility: Accessibility { primary?.accessibility ?? .unknown }
     public var isExpensive: Bool { primary?.isExpensive ?? false }
-    public var unsatisfiedReason: UnsatisfiedReason? { primary.map { $0.unsatisfiedReason } ?? .notAvailable }
+    public var isConstrained: Bool { primary?.isConstrained ?? false }
+    /// nil when the path is satisfied (and for a target not evaluated yet).
+    public var unsatisfiedReason: UnsatisfiedReason? {
+        guard isEvaluated else { return nil }
+        return primary.map { $0.unsatisfiedReason } ?? .notAvailable
+    }
+    /// NWPath's `supportsIPv4`: an IPv4 address of the target is reachable.
+    public var supportsIPv4: Bool { addresses.contains { $0.address.family == .v4 && $0.status.isReachable } }
+    /// NWPath's `supportsIPv6`: an IPv6 address of the target is reachable.
+    public var supportsIPv6: Bool { addresses.contains { $0.address.family == .v6 && $0.status.isReachable } }
+    /// NWPath's `gateways`: the next hops of the reachable addresses, in order, once each.
+    public var gateways: [IPAddress] {
+        var result: [IPAddress] = []
+        for answer in addresses where answer.status.isReachable {
+            if let gateway = answer.route.gateway, !result.contains(gateway) { result.append(gateway) }
+        }
+        return result
+    }
+    /// NWPath's `usesInterfaceType(_:)`: the primary address leaves by a link of `kind`.
+    public func usesInterfaceType(_ kind: InterfaceKind) -> Bool { primary?.status.isReachable == true && primary?.interfaceKind == kind }
+}
+
+/// One interface as NWPath's `availableInterfaces` lists it.
+public struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
+    public let name: String
+    public let index: Int32
+    public let kind: InterfaceKind
+
+    public init(name: String, index: Int32, kind: InterfaceKind) {
+        self.name = name; self.index = index; self.kind = kind
+    }
+
+    public var description: String { name }
 }

@@ -15,8 +15,18 @@ public final class ReachabilityEvaluator: Sendable {
     public let namespace: NetworkNamespace
     public let kindOverrides: [InterfaceKindOverride]
     /// What the application allows (WWAN) and how it treats its interfaces
-    /// (on demand, on traffic, metered): the policy part of flags, mask and accessibility.
-    public let policy: ReachabilityPolicy
+    /// (on demand, on traffic, metered, constrained, modems): the policy part
+    /// of flags, mask and accessibility. It may be changed at any time; the
+    /// next evaluation uses it (a monitor's `policy` also evaluates again).
+    public var policy: ReachabilityPolicy {
+        get { policyState.withLock { $0 } }
+        set {
+            policyState.withLock { $0 = newValue }
+            // Declared modems decide PPP links' kinds.
+            invalidateInterfaceCache()
+        }
+    }
+    private let policyState: Mutex<ReachabilityPolicy>
     /// The radio technology of WWAN links, for the mask's 2G ... 5G bits.
     public let radio: RadioSource
 
@@ -47,7 +57,7 @@ public final class ReachabilityEvaluator: Sendable {
                 policy: ReachabilityPolicy = ReachabilityPolicy(), radio: RadioSource = RadioSource()) throws(ReachabilityError) {
         self.namespace = namespace
         self.kindOverrides = kindOverrides
-        self.policy = policy
+        self.policyState = Mutex(policy)
         self.radio = radio
         let fd = try namespace.open()
         var netlink = creach_nl()
@@ -93,20 +103,23 @@ public final class ReachabilityEvaluator: Sendable {
         }
     }
 
-    /// The decision tables over the kernel's facts: the policy's flags, then
-    /// mask, accessibility, cost and unsatisfied reason.
+    /// The decision tables over the kernel's facts, under the current policy
+    /// and radio source (`AddressEvaluation.init(address:kernelFlags:...)`).
     private func decide(_ address: IPAddress, flags kernelFlags: ReachabilityFlags, route: RouteLookup, link: LinkState?,
-                        kind: InterfaceKind?) -> AddressEvaluation {
-        let name = link?.name
-        let flags = policy.flags(kernelFlags, interface: name)
-        let generation = kind == .wwan ? name.flatMap { radio.technology(for: $0)?.generation } : nil
-        return AddressEvaluation(
-            address: address, flags: flags, route: route, link: link, interfaceKind: kind,
-            mask: ReachabilityMask(flags: flags, kind: kind ?? .other, allowsWWAN: policy.allowsWWAN, radio: generation),
-            accessibility: Accessibility(verdict: route.verdict, flags: flags, allowsWWAN: policy.allowsWWAN,
-                                         probe: .notProbed),
-            isExpensive: policy.isExpensive(flags: flags, kind: kind, interface: name),
-            unsatisfiedReason: UnsatisfiedReason(verdict: route.verdict, flags: flags, allowsWWAN: policy.allowsWWAN))
+                        kind: InterfaceKind?, probe: ProbeVerdict = .notProbed) -> AddressEvaluation {
+        let generation = kind == .wwan ? link.flatMap { radio.technology(for: $0.name)?.generation } : nil
+        return AddressEvaluation(address: address, kernelFlags: kernelFlags, route: route, link: link, kind: kind,
+                                 policy: policy, radio: generation, probe: probe)
+    }
+
+    /// `answer` decided again with a validation probe's verdict: a captive
+    /// portal sets `interventionRequired` and makes it captive, a failed probe
+    /// over an up link makes it `restricted(.probeFailed)`.
+    func validated(_ answer: AddressEvaluation, probe: ProbeVerdict) -> AddressEvaluation {
+        var kernelFlags = answer.flags
+        kernelFlags.remove([.connectionOnDemand, .connectionOnTraffic])
+        return decide(answer.address, flags: kernelFlags, route: answer.route, link: answer.link,
+                      kind: answer.interfaceKind, probe: probe)
     }
 
     /// Evaluates a target. A host name is resolved on a thread of its own (from
@@ -131,7 +144,33 @@ public final class ReachabilityEvaluator: Sendable {
         var results: [AddressEvaluation] = []
         results.reserveCapacity(addresses.count)
         for address in addresses { results.append(try evaluate(address, options: options)) }
-        return TargetEvaluation(target: target, addresses: results)
+        return TargetEvaluation(target: target, addresses: results, pathFacts: try pathFacts())
+    }
+
+    // MARK: Path facts
+
+    /// What NWPath tells besides the route: the interfaces that can carry
+    /// packets now, and whether a name server is reachable. Facts of the
+    /// namespace, read once for any number of targets.
+    public struct PathFacts: Hashable, Sendable {
+        /// Up, with carrier, not loopback; in index order.
+        public let interfaces: [NetworkInterface]
+        /// A `nameserver` of the namespace's resolv.conf is reachable.
+        public let supportsDNS: Bool
+    }
+
+    /// Reads the path facts: one link dump, and one lookup per name server.
+    public func pathFacts() throws(ReachabilityError) -> PathFacts {
+        let interfaces = try session.withLock { (session) throws(ReachabilityError) -> [NetworkInterface] in
+            try dumpLinks(in: &session).filter { $0.isOperational && !$0.isLoopback }.map { link in
+                NetworkInterface(name: link.name, index: link.index, kind: kind(of: link, in: &session))
+            }
+        }
+        var dns = false
+        for server in namespace.nameServers() where !dns {
+            dns = (try? evaluate(server))?.status.isReachable ?? false
+        }
+        return PathFacts(interfaces: interfaces.sorted { $0.index < $1.index }, supportsDNS: dns)
     }
 
     /// The FIB's answer for one address, as `ip route get` gives it.
@@ -165,31 +204,39 @@ public final class ReachabilityEvaluator: Sendable {
     /// Every interface of the namespace with its kind and addresses (for listings).
     public func interfaces() throws(ReachabilityError) -> [InterfaceSummary] {
         try session.withLock { (session) throws(ReachabilityError) -> [InterfaceSummary] in
+            let links = try dumpLinks(in: &session)
             let dumpBuffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
             defer { dumpBuffer.deallocate() }
-            let links = Collected<creach_link>()
             let addresses = Collected<creach_addr>()
             var skipped: UInt64 = 0
-            let linkCount = creach_link_dump(&session.netlink, dumpBuffer, Int(CREACH_DUMP_BUFSIZ), { link, context in
-                Unmanaged<Collected<creach_link>>.fromOpaque(context!).takeUnretainedValue().items.append(link!.pointee)
-                return 0
-            }, Unmanaged.passUnretained(links).toOpaque(), &skipped)
-            guard linkCount >= 0 else { throw .system(operation: "RTM_GETLINK dump", errno: .current) }
             let addrCount = creach_addr_dump(&session.netlink, UInt8(AF_UNSPEC), dumpBuffer, Int(CREACH_DUMP_BUFSIZ), { addr, context in
                 Unmanaged<Collected<creach_addr>>.fromOpaque(context!).takeUnretainedValue().items.append(addr!.pointee)
                 return 0
             }, Unmanaged.passUnretained(addresses).toOpaque(), &skipped)
             guard addrCount >= 0 else { throw .system(operation: "RTM_GETADDR dump", errno: .current) }
             let all = addresses.items.map(InterfaceAddress.init)
-            return links.items.map { raw in
-                let link = LinkState(raw)
-                return InterfaceSummary(link: link, kind: kind(of: link, in: &session),
+            return links.map { link in
+                InterfaceSummary(link: link, kind: kind(of: link, in: &session),
                                         addresses: all.filter { $0.interfaceIndex == link.index })
             }.sorted { $0.link.index < $1.link.index }
         }
     }
 
     // MARK: Kernel exchanges (called with the session locked)
+
+    /// Every link of the namespace (`RTM_GETLINK` dump).
+    private func dumpLinks(in session: inout Session) throws(ReachabilityError) -> [LinkState] {
+        let dumpBuffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
+        defer { dumpBuffer.deallocate() }
+        let links = Collected<creach_link>()
+        var skipped: UInt64 = 0
+        let linkCount = creach_link_dump(&session.netlink, dumpBuffer, Int(CREACH_DUMP_BUFSIZ), { link, context in
+            Unmanaged<Collected<creach_link>>.fromOpaque(context!).takeUnretainedValue().items.append(link!.pointee)
+            return 0
+        }, Unmanaged.passUnretained(links).toOpaque(), &skipped)
+        guard linkCount >= 0 else { throw .system(operation: "RTM_GETLINK dump", errno: .current) }
+        return links.items.map(LinkState.init)
+    }
 
     private func lookupRoute(_ address: IPAddress, options: LookupOptions, in session: inout Session) throws(ReachabilityError) -> RouteLookup {
         var query = creach_route_query()

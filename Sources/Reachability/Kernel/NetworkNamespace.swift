@@ -87,3 +87,34 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
         return file.st_dev == known.st_dev ? nil : "not a network namespace file"
     }
 }
+
+extension NetworkNamespace {
+    /// The resolv.conf that programs in this namespace read, as `ip netns exec`
+    /// arranges it: /etc/netns/NAME/resolv.conf for a named namespace when it
+    /// exists, else /etc/resolv.conf.
+    public var resolvConfPath: String {
+        if case let .named(name) = self {
+            let path = "/etc/netns/\(name)/resolv.conf"
+            if access(path, F_OK) == 0 { return path }
+        }
+        return "/etc/resolv.conf"
+    }
+
+    /// The `nameserver` addresses of `resolvConfPath`, at most three (as the
+    /// C library reads them); empty when the file is missing or names none.
+    public func nameServers() -> [IPAddress] {
+        guard let file = fopen(resolvConfPath, "re") else { return [] }
+        defer { fclose(file) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        var servers: [IPAddress] = []
+        while servers.count < 3, getline(&line, &capacity, file) > 0, let line {
+            let words = String(cString: line).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+            if words.count >= 2, words[0] == "nameserver", let address = IPAddress(String(words[1])) {
+                servers.append(address)
+            }
+        }
+        return servers
+    }
+}

@@ -31,6 +31,17 @@ final class MonitorCore: Sendable {
         let result: Result<[IPAddress], ReachabilityError>
     }
 
+    /// A validation thread's answer, handed to the event thread.
+    struct ValidationAnswer: Sendable {
+        let generation: UInt64
+        let targetIndex: Int
+        /// The output interface the probe was bound to.
+        let interfaceIndex: Int32
+        let verdict: ProbeVerdict
+        /// nil when no probe could be sent (its host did not resolve).
+        let result: ProbeResult?
+    }
+
     struct Shared {
         var phase: Phase = .idle
         /// Bumped by every start: answers of an earlier run are ignored.
@@ -46,6 +57,13 @@ final class MonitorCore: Sendable {
         /// Callbacks waiting to run on the monitor thread, in order.
         var inline: [@Sendable () -> Void] = []
         var resolutions: [Resolution] = []
+        var validations: [ValidationAnswer] = []
+        /// The policy or the radio source changed: every target is evaluated again.
+        var reevaluationRequested = false
+        /// This run's registration with the radio source.
+        var radioObserver: UInt64?
+        /// Signalled at stop: validation probes still waiting give up.
+        var cancelProbes: WakeSignal?
         var counters = MonitorCounters()
         /// The public handle is gone: stop once nothing observes.
         var handleReleased = false
@@ -56,14 +74,17 @@ final class MonitorCore: Sendable {
     let targets: [Target]
     let options: LookupOptions
     let evaluator: ReachabilityEvaluator
+    /// Sends validation probes in the monitor's namespace; nil without validation.
+    let prober: Prober?
     let configuration: ReachabilityMonitor.Configuration
     let shared: Mutex<Shared>
 
-    init(targets: [Target], options: LookupOptions, evaluator: ReachabilityEvaluator,
+    init(targets: [Target], options: LookupOptions, evaluator: ReachabilityEvaluator, prober: Prober?,
          configuration: ReachabilityMonitor.Configuration) {
         self.targets = targets
         self.options = options
         self.evaluator = evaluator
+        self.prober = prober
         self.configuration = configuration
         shared = Mutex(Shared(latest: Array(repeating: nil, count: targets.count)))
     }
@@ -92,8 +113,12 @@ final class MonitorCore: Sendable {
                 creach_nl_close(&socket)
                 throw .system(operation: "eventfd", errno: error)
             }
+            let cancelProbes = configuration.validation == nil ? nil : try WakeSignal()
             shared.generation &+= 1
             shared.stopRequested = false
+            shared.reevaluationRequested = false
+            shared.cancelProbes = cancelProbes
+            shared.radioObserver = evaluator.radio.addObserver { [weak self] in self?.requestReevaluation() }
             shared.wakeFD = wakeFD
             shared.eventPortID = socket.portid
             shared.latest = Array(repeating: nil, count: targets.count)
@@ -105,6 +130,8 @@ final class MonitorCore: Sendable {
                 loop.release()
                 shared.wakeFD = -1
                 shared.eventPortID = nil
+                if let id = shared.radioObserver { evaluator.radio.removeObserver(id) }
+                shared.radioObserver = nil
                 throw error
             }
         }
@@ -120,6 +147,7 @@ final class MonitorCore: Sendable {
                 shared.phase = .stopping
                 shared.stopRequested = true
                 if shared.wakeFD >= 0 { _ = creach_wakeup_signal(shared.wakeFD) }
+                shared.cancelProbes?.signal()
                 return pthread_equal(thread, pthread_self()) != 0 ? .detachSelf : .join(thread)
             }
         }
@@ -170,6 +198,10 @@ final class MonitorCore: Sendable {
             shared.eventPortID = nil
             shared.inline.removeAll()
             shared.resolutions.removeAll()
+            shared.validations.removeAll()
+            shared.cancelProbes = nil
+            if let id = shared.radioObserver { evaluator.radio.removeObserver(id) }
+            shared.radioObserver = nil
             if shared.selfDetached {
                 shared.selfDetached = false
                 shared.phase = .idle
@@ -256,6 +288,16 @@ final class MonitorCore: Sendable {
         }
     }
 
+    /// Keeps a target's latest state current without telling observers: the
+    /// answer is the same, only a detail (the last validation probe) is newer.
+    func refresh(_ index: Int, evaluation: TargetEvaluation, generation: UInt64) {
+        shared.withLock { shared in
+            guard shared.generation == generation, let latest = shared.latest[index] else { return }
+            shared.latest[index] = ReachabilityChange(target: latest.target, evaluation: evaluation, previous: latest.previous,
+                                                      isInitial: latest.isInitial, timeNanoseconds: latest.timeNanoseconds)
+        }
+    }
+
     private static func initialStatus(_ change: ReachabilityChange) -> StatusChange {
         StatusChange(target: change.target, status: change.status, previousStatus: nil, isInitial: true,
                      timeNanoseconds: change.timeNanoseconds)
@@ -300,24 +342,64 @@ final class MonitorCore: Sendable {
     // MARK: Resolver threads
 
     func post(_ resolution: Resolution) {
+        deliver(resolution, generation: resolution.generation, to: \.resolutions)
+    }
+
+    func takeResolutions() -> [Resolution] { take(\.resolutions) }
+
+    // MARK: Validation threads
+
+    func post(_ answer: ValidationAnswer) {
+        deliver(answer, generation: answer.generation, to: \.validations)
+    }
+
+    func takeValidations() -> [ValidationAnswer] { take(\.validations) }
+
+    /// Hands a helper thread's answer to the event thread (dropped when it
+    /// belongs to an earlier run, or the monitor stopped) and wakes it.
+    private func deliver<Answer: Sendable>(_ answer: Answer, generation: UInt64, to queue: WritableKeyPath<Shared, [Answer]>) {
         shared.withLock { shared in
-            guard shared.generation == resolution.generation, shared.wakeFD >= 0 else { return }
-            shared.resolutions.append(resolution)
+            guard shared.generation == generation, shared.wakeFD >= 0 else { return }
+            shared[keyPath: queue].append(answer)
             _ = creach_wakeup_signal(shared.wakeFD)
         }
     }
 
-    func takeResolutions() -> [Resolution] {
+    private func take<Answer: Sendable>(_ queue: WritableKeyPath<Shared, [Answer]>) -> [Answer] {
         shared.withLock { shared in
-            defer { shared.resolutions.removeAll(keepingCapacity: true) }
-            return shared.resolutions
+            defer { shared[keyPath: queue].removeAll(keepingCapacity: true) }
+            return shared[keyPath: queue]
+        }
+    }
+
+    /// The signal a validation probe of this run waits on besides its socket.
+    var probeCancelSignal: WakeSignal? { shared.withLock { $0.cancelProbes } }
+
+    // MARK: Policy and radio
+
+    /// Asks the event thread to evaluate every target again (the policy or the
+    /// radio source changed); harmless when the monitor is not running.
+    func requestReevaluation() {
+        shared.withLock { shared in
+            guard shared.wakeFD >= 0 else { return }
+            shared.reevaluationRequested = true
+            _ = creach_wakeup_signal(shared.wakeFD)
+        }
+    }
+
+    func takeReevaluationRequest() -> Bool {
+        shared.withLock { shared in
+            defer { shared.reevaluationRequested = false }
+            return shared.reevaluationRequested
         }
     }
 
     // MARK: Reading
 
     var currentEvaluations: [TargetEvaluation] {
-        shared.withLock { $0.latest.compactMap { $0?.evaluation } }
+        shared.withLock { shared in
+            shared.latest.indices.map { shared.latest[$0]?.evaluation ?? .unknown(targets[$0]) }
+        }
     }
 
     var counters: MonitorCounters {
@@ -329,4 +411,21 @@ final class MonitorCore: Sendable {
     func updateCounters(_ update: (inout MonitorCounters) -> Void) {
         shared.withLock { update(&$0.counters) }
     }
+}
+
+/// An eventfd that a waiting probe watches besides its socket, owned by
+/// whoever holds it: the fd is closed only when the last holder (the monitor
+/// run, or a probe thread still waiting) lets go, so a signal never reaches a
+/// recycled fd number.
+final class WakeSignal: Sendable {
+    let fd: Int32
+
+    init() throws(ReachabilityError) {
+        fd = creach_wakeup_open()
+        guard fd >= 0 else { throw .system(operation: "eventfd", errno: .current) }
+    }
+
+    func signal() { _ = creach_wakeup_signal(fd) }
+
+    deinit { close(fd) }
 }

@@ -41,6 +41,12 @@ final class MonitorLoop: @unchecked Sendable {
         var resolutionError: ReachabilityError?
         /// Asking the kernel failed: try again after this (monotonic ns).
         var retryAt: UInt64?
+        // Validation (when configured):
+        /// The latest verdict and the output interface it was found on.
+        var validation: (verdict: ProbeVerdict, result: ProbeResult?, interfaceIndex: Int32)?
+        var validating = false
+        /// Validate again at this time (monotonic ns), while reachable.
+        var validateAt: UInt64?
     }
 
     private let core: MonitorCore
@@ -120,7 +126,13 @@ final class MonitorLoop: @unchecked Sendable {
             if ready > 0 && Int32(ready) & CREACH_WAIT_NETLINK != 0 {
                 drainBurst(into: &dirty)
             }
+            if core.takeReevaluationRequest() {
+                // The policy or radio changed: new answers, same network.
+                core.evaluator.invalidateInterfaceCache()
+                dirty.markAll()
+            }
             applyResolutions(into: &dirty)
+            applyValidations(into: &dirty)
             applyDeadlines(into: &dirty)
             if !dirty.isEmpty {
                 let changed = evaluate(dirty)
@@ -228,6 +240,7 @@ final class MonitorLoop: @unchecked Sendable {
         for item in watched {
             consider(item.resolveDeadline)
             consider(item.retryAt)
+            consider(item.validateAt)
         }
         guard let next else { return -1 }
         let now = creach_monotonic_ns()
@@ -253,6 +266,102 @@ final class MonitorLoop: @unchecked Sendable {
                 watched[index].retryAt = nil
                 dirty.targets.insert(index)
             }
+            if let validateAt = watched[index].validateAt, validateAt <= now {
+                watched[index].validateAt = nil
+                startValidation(index)
+            }
+        }
+    }
+
+    // MARK: Validation
+
+    /// After a round: validate a target that became reachable or moved to
+    /// another interface; forget the verdict of one that is not reachable.
+    private func scheduleValidations() {
+        guard core.configuration.validation != nil else { return }
+        for index in watched.indices {
+            guard let evaluation = watched[index].emitted, evaluation.isReachable,
+                  let interface = evaluation.primary?.link?.index else {
+                watched[index].validation = nil
+                watched[index].validateAt = nil
+                continue
+            }
+            let validatedHere = watched[index].validation?.interfaceIndex == interface
+            if !validatedHere && !watched[index].validating && watched[index].validateAt == nil {
+                startValidation(index)
+            }
+        }
+    }
+
+    /// Sends the configured probe for target `index` through its output
+    /// interface, on a thread of its own; the answer comes back through the core.
+    private func startValidation(_ index: Int) {
+        guard let validation = core.configuration.validation, let prober = core.prober, !watched[index].validating,
+              let evaluation = watched[index].emitted, evaluation.isReachable,
+              let primary = evaluation.primary, let link = primary.link else { return }
+        watched[index].validating = true
+        let core = self.core, generation = self.generation
+        let target = watched[index].target
+        let options = ProbeOptions(interface: link.name, timeout: core.configuration.validationTimeout)
+        let cancel = core.probeCancelSignal
+        let post: @Sendable (ProbeVerdict, ProbeResult?) -> Void = { verdict, result in
+            core.post(MonitorCore.ValidationAnswer(generation: generation, targetIndex: index, interfaceIndex: link.index,
+                                                   verdict: verdict, result: result))
+        }
+        do {
+            try startThread(.probe) {
+                do throws(ReachabilityError) {
+                    let address = try MonitorLoop.validationAddress(validation, target: target, primary: primary.address,
+                                                                    core: core)
+                    var method = validation.method
+                    if case .dns(nil, _) = validation, case let .host(name) = target { method = .dns(name: name, type: .a) }
+                    let result = try prober.probe(address, method: method, options: options, wakeFD: cancel?.fd ?? -1)
+                    post(result.verdict, result)
+                } catch {
+                    post(.failed, nil)
+                }
+                _ = cancel   // held until the probe is done
+            }
+        } catch {
+            post(.failed, nil)
+        }
+    }
+
+    /// Where a validation probe goes: the host it names (resolved in the
+    /// namespace), the namespace's name server for DNS, or the target itself.
+    private static func validationAddress(_ validation: Validation, target: Target, primary: IPAddress,
+                                          core: MonitorCore) throws(ReachabilityError) -> IPAddress {
+        let host: String?
+        switch validation {
+        case let .http(url): host = url.host.map { $0.hasPrefix("[") ? String($0.dropFirst().dropLast()) : $0 }
+        case let .dns(_, server):
+            if let server { return server }
+            guard let first = core.evaluator.namespace.nameServers().first else {
+                throw .invalidConfiguration("validation dns", reason: "no nameserver in \(core.evaluator.namespace.resolvConfPath)")
+            }
+            return first
+        case let .icmp(name), let .tcp(name, _): host = name
+        }
+        guard let host else { return primary }
+        if let address = IPAddress(host) { return address }
+        guard let address = try HostResolver.lookUp(host, namespaceFD: core.evaluator.namespaceFD).first else {
+            throw .resolutionFailed(host: host, reason: "no address")
+        }
+        return address
+    }
+
+    private func applyValidations(into dirty: inout Dirty) {
+        let now = creach_monotonic_ns()
+        for answer in core.takeValidations() where answer.generation == generation {
+            let index = answer.targetIndex
+            watched[index].validating = false
+            // Meanwhile the target may have moved or gone: a verdict about another
+            // interface is dropped (the next round validates the new one).
+            guard watched[index].emitted?.primary?.link?.index == answer.interfaceIndex else { continue }
+            watched[index].validation = (answer.verdict, answer.result, answer.interfaceIndex)
+            watched[index].validateAt = now &+ nanoseconds(core.configuration.validationInterval)
+            core.updateCounters { $0.validations += 1 }
+            dirty.targets.insert(index)
         }
     }
 
@@ -311,15 +420,25 @@ final class MonitorLoop: @unchecked Sendable {
     @discardableResult
     private func evaluate(_ dirty: Dirty) -> Bool {
         var changes: [(index: Int, change: ReachabilityChange)] = []
+        // The namespace's interfaces and name servers: read once a round, when needed.
+        var pathFacts: ReachabilityEvaluator.PathFacts?
         for index in watched.indices {
             let item = watched[index]
             if case .host = item.target, !item.resolutionSettled { continue }
             let touched = dirty.targets.contains(index) || item.emitted == nil
                 || item.addresses.contains { $0.family == .v4 ? dirty.v4 : dirty.v6 }
             guard touched else { continue }
-            let evaluation = evaluateTarget(index)
+            if pathFacts == nil { pathFacts = try? core.evaluator.pathFacts() }
+            let evaluation = evaluateTarget(index, pathFacts: pathFacts)
             let key = ResultKey(evaluation)
-            guard key != item.emittedKey else { continue }
+            guard key != item.emittedKey else {
+                // The same answer with a newer probe result: current, but no change.
+                if evaluation.validation != item.emitted?.validation {
+                    watched[index].emitted = evaluation
+                    core.refresh(index, evaluation: evaluation, generation: generation)
+                }
+                continue
+            }
             let change = ReachabilityChange(target: item.target, evaluation: evaluation, previous: item.emitted,
                                             isInitial: item.emitted == nil, timeNanoseconds: creach_monotonic_ns())
             watched[index].emitted = evaluation
@@ -328,13 +447,15 @@ final class MonitorLoop: @unchecked Sendable {
         }
         core.updateCounters { $0.reevaluations += 1 }
         if !changes.isEmpty { core.publish(changes, generation: generation) }
+        scheduleValidations()
         return changes.contains { !$0.change.isInitial }
     }
 
-    private func evaluateTarget(_ index: Int) -> TargetEvaluation {
+    private func evaluateTarget(_ index: Int, pathFacts: ReachabilityEvaluator.PathFacts?) -> TargetEvaluation {
         let item = watched[index]
+        let facts = pathFacts ?? ReachabilityEvaluator.PathFacts(interfaces: [], supportsDNS: false)
         guard !item.addresses.isEmpty else {
-            return TargetEvaluation(target: item.target, addresses: [], error: item.resolutionError)
+            return TargetEvaluation(target: item.target, addresses: [], error: item.resolutionError, pathFacts: facts)
         }
         var results: [AddressEvaluation] = []
         results.reserveCapacity(item.addresses.count)
@@ -346,9 +467,17 @@ final class MonitorLoop: @unchecked Sendable {
             if case .system = error {
                 watched[index].retryAt = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
             }
-            return TargetEvaluation(target: item.target, addresses: [], error: error)
+            return TargetEvaluation(target: item.target, addresses: [], error: error, pathFacts: facts)
         }
-        return TargetEvaluation(target: item.target, addresses: results)
+        // A validation verdict about the primary's output interface joins its answer.
+        var validation: ProbeResult?
+        let unvalidated = TargetEvaluation(target: item.target, addresses: results)
+        if let verdict = item.validation, let primary = unvalidated.primary, primary.status.isReachable,
+           primary.link?.index == verdict.interfaceIndex, let at = results.firstIndex(of: primary) {
+            results[at] = core.evaluator.validated(primary, probe: verdict.verdict)
+            validation = verdict.result
+        }
+        return TargetEvaluation(target: item.target, addresses: results, pathFacts: facts, validation: validation)
     }
 }
 

@@ -83,6 +83,8 @@ public struct MonitorCounters: Hashable, Sendable {
     public var resolutions: UInt64 = 0
     /// Times the event socket failed and was opened again.
     public var recoveries: UInt64 = 0
+    /// Validation probes whose verdict was applied.
+    public var validations: UInt64 = 0
 
     public init() {}
 }

@@ -32,6 +32,14 @@ public final class ReachabilityMonitor: Sendable {
         public var receiveBufferSize: Int?
         /// When asking the kernel failed, ask again after this long.
         public var retryInterval: Duration = .seconds(1)
+        /// Validate reachable targets with an active probe through their output
+        /// interface (off by default: nil). See `Validation`.
+        public var validation: Validation?
+        /// How often a reachable target is validated again (besides after every
+        /// change to reachable).
+        public var validationInterval: Duration = .seconds(60)
+        /// How long one validation probe may take.
+        public var validationTimeout: Duration = .seconds(5)
 
         public init() {}
 
@@ -44,6 +52,21 @@ public final class ReachabilityMonitor: Sendable {
             guard retryInterval > zero else { throw .invalidConfiguration("retryInterval \(retryInterval)", reason: "must be positive") }
             guard settleTime >= zero, maximumSettleTime >= settleTime else {
                 throw .invalidConfiguration("settleTime \(settleTime)", reason: "must be 0...maximumSettleTime (\(maximumSettleTime))")
+            }
+            guard validationInterval >= .milliseconds(100) else {
+                throw .invalidConfiguration("validationInterval \(validationInterval)", reason: "must be at least 0.1 s")
+            }
+            guard validationTimeout > zero, validationTimeout <= .seconds(3600) else {
+                throw .invalidConfiguration("validationTimeout \(validationTimeout)", reason: "must be more than 0 and at most 3600 s")
+            }
+            if let validation { try validation.method.validate() }
+        }
+
+        /// A `.dns` validation without a name asks for the target's own name.
+        func validate(for targets: [Target]) throws(ReachabilityError) {
+            try validate()
+            if case .dns(nil, _)? = validation, let target = targets.first(where: { if case .host = $0 { false } else { true } }) {
+                throw .invalidConfiguration("validation dns", reason: "needs a name (dns:NAME) to validate \(target), which is not a host name")
             }
         }
     }
@@ -64,14 +87,16 @@ public final class ReachabilityMonitor: Sendable {
         var unique: [Target] = []
         for target in targets where !unique.contains(target) { unique.append(target) }
         try options.validate()
-        try configuration.validate()
+        try configuration.validate(for: unique)
         self.targets = unique
         self.options = options
         self.namespace = namespace
         self.configuration = configuration
         let evaluator = try ReachabilityEvaluator(namespace: namespace, kindOverrides: kindOverrides, policy: policy,
                                                   radio: radio)
-        core = MonitorCore(targets: unique, options: options, evaluator: evaluator, configuration: configuration)
+        let prober = configuration.validation == nil ? nil : try Prober(namespace: namespace)
+        core = MonitorCore(targets: unique, options: options, evaluator: evaluator, prober: prober,
+                           configuration: configuration)
     }
 
     deinit { core.handleReleased() }
@@ -130,8 +155,26 @@ public final class ReachabilityMonitor: Sendable {
         observation(core.addObserver(.statusCallback(queue, reachable: false, handler)))
     }
 
-    /// The latest state of each target known so far, in the order of `targets`.
+    /// The latest state of each target, one per target in the order of
+    /// `targets`; `status == .unknown` until a target's first answer.
     public var currentEvaluations: [TargetEvaluation] { core.currentEvaluations }
+
+    /// What the application allows and how it treats its interfaces. Setting
+    /// it evaluates every target again at once and reports each target whose
+    /// answer changed (the WWAN switch turning a WWAN-only target not
+    /// reachable, or reachable again), as SLReachability posts its
+    /// WWAN-changed notification.
+    public var policy: ReachabilityPolicy {
+        get { core.evaluator.policy }
+        set {
+            core.evaluator.policy = newValue
+            core.requestReevaluation()
+        }
+    }
+
+    /// The radio source of the mask's 2G ... 5G bits: `radio.set(.umts, for: "wwan0")`
+    /// makes a running monitor evaluate again at once.
+    public var radio: RadioSource { core.evaluator.radio }
 
     public var counters: MonitorCounters { core.counters }
 

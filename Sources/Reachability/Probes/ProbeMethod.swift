@@ -10,8 +10,11 @@ public enum ProbeMethod: Hashable, Sendable, CustomStringConvertible {
     case icmp
     /// A TCP connect to this port; only a completed handshake is an answer.
     case tcp(port: UInt16)
-    /// An HTTP GET that expects `204 No Content`; any other answer, a redirect
-    /// included, is a captive portal.
+    /// An HTTP GET for a captive-portal check, read as Android and Chromium
+    /// read it: `204 No Content`, or a 2xx with an empty body, is answered; a
+    /// redirect (3xx, its `Location` kept) or a page (a 2xx or 3xx with a
+    /// body) is a captive portal; 1xx, 4xx and 5xx fail (a broken server or
+    /// proxy, not a portal).
     case http(HTTPProbeURL)
     /// A DNS query for `name` sent to the probed address (a DNS server);
     /// answered when the response carries at least one address.
@@ -200,11 +203,18 @@ public enum ProbeTransport: String, Hashable, Sendable {
 
 /// What a probe found.
 public enum ProbeOutcome: Hashable, Sendable, CustomStringConvertible {
-    /// The expected answer: an echo reply, a completed handshake, `204`, an address.
+    /// The expected answer: an echo reply, a completed handshake, `204` (or an
+    /// empty 2xx), an address.
     case answered
     /// A TCP reset or a UDP port unreachable: the host is there, the port is closed.
     case refused
-    /// HTTP answered with another status (a redirect included): a captive portal.
+    /// HTTP answered as a captive portal does: a redirect (3xx; `location` is
+    /// its `Location` header, nil when it had none, an empty one, or one
+    /// longer than 1023 bytes) or a page (a 2xx other than 204, or a 3xx, with a body;
+    /// `location` nil for a 2xx).
+    case captivePortal(status: Int, location: String?)
+    /// HTTP answered with a status that is neither an answer nor a portal:
+    /// 1xx, 4xx, 5xx. The probe failed.
     case unexpectedStatus(Int)
     /// The DNS server answered without an address (`rcode` 0 with no
     /// record, 3 NXDOMAIN, 2 SERVFAIL ...).
@@ -223,6 +233,8 @@ public enum ProbeOutcome: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .answered: return "answered"
         case .refused: return "refused"
+        case let .captivePortal(status, location?): return "captive-portal \(status) → \(location)"
+        case let .captivePortal(status, nil): return "captive-portal \(status)"
         case let .unexpectedStatus(status): return "unexpected-status \(status)"
         case let .noAddress(rcode): return "no-address rcode \(rcode)"
         case .timedOut: return "timed-out"
@@ -248,6 +260,11 @@ public struct ProbeResult: Hashable, Sendable {
     public let outcome: ProbeOutcome
     /// The status code of an HTTP answer (204, 302 ...).
     public let httpStatus: Int?
+    /// The `Location` of an HTTP redirect (a 3xx captive portal), nil otherwise.
+    public var location: String? {
+        if case let .captivePortal(_, location) = outcome { return location }
+        return nil
+    }
     /// From sending to the answer (or the error that ended the probe); nil on timeout.
     public let roundTrip: Duration?
     /// The first address of a DNS answer.
@@ -257,13 +274,49 @@ public struct ProbeResult: Hashable, Sendable {
 
     /// For the decision tables: answered, failed, or captive portal. A reset
     /// answers an ICMP probe that fell back to TCP (the host is there) but
-    /// fails a `tcp:PORT` probe (the port is what was asked about).
+    /// fails a `tcp:PORT` probe (the port is what was asked about). An HTTP
+    /// 1xx, 4xx or 5xx (`.unexpectedStatus`) fails: no portal answers so.
     public var verdict: ProbeVerdict {
         switch outcome {
         case .answered: return .answered
         case .refused: return method == .icmp ? .answered : .failed
-        case .unexpectedStatus: return .captivePortal
+        case .captivePortal: return .captivePortal
         default: return .failed
+        }
+    }
+}
+
+/// What the bytes after an HTTP head showed (`creach_http_head.body`, settled).
+enum HTTPBody: Hashable, Sendable {
+    /// No content: `Content-Length: 0`, a first chunk of size 0, or no byte before the end.
+    case empty
+    /// Content announced (`Content-Length` > 0, a chunk) or received.
+    case present
+    /// A chunked body whose first chunk-size line is none.
+    case malformed
+}
+
+extension ProbeOutcome {
+    /// The outcome of a valid HTTP head, as Android's NetworkMonitor and
+    /// Chromium's captive-portal detector read it: 204 and an empty 2xx are
+    /// answered (a proxy may turn a 204 into an empty 200); a 2xx with a body
+    /// (a login page) and any 3xx (a redirect; its `location`) are a captive
+    /// portal; 1xx, 4xx and 5xx are `.unexpectedStatus` (failed). A 2xx whose
+    /// chunked framing is broken is `.malformedAnswer`.
+    static func http(status: Int, body: HTTPBody, location: String?) -> ProbeOutcome {
+        switch status {
+        case 204:
+            return .answered
+        case 200...299:
+            switch body {
+            case .empty: return .answered
+            case .present: return .captivePortal(status: status, location: nil)
+            case .malformed: return .malformedAnswer
+            }
+        case 300...399:
+            return .captivePortal(status: status, location: location)
+        default:
+            return .unexpectedStatus(status)
         }
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Sends active probes from one network namespace: ICMP echo, TCP connect,
-/// HTTP "expect 204" and DNS. Each probe opens its own socket inside the
+/// an HTTP captive-portal check and DNS. Each probe opens its own socket inside the
 /// namespace (the calling thread never moves), binds it to the options'
 /// interface, mark and source, does one exchange bounded by the timeout,
 /// and closes it.
@@ -203,12 +203,41 @@ private struct Exchange {
         let fd = try socket(&target, kind: CREACH_PROBE_TCP, transport: .http)
         defer { close(fd) }
         var raw = creach_probe_result()
-        guard creach_probe_http(fd, &target, request, Int(length), timeout, wakeFD, buffer, Prober.bufferSize, &raw) == 0 else {
+        // About 1.1 KiB (the Location field): on the heap, as the read buffer is.
+        let head = UnsafeMutablePointer<creach_http_head>.allocate(capacity: 1)
+        head.initialize(to: creach_http_head())
+        defer { head.deallocate() }
+        guard creach_probe_http(fd, &target, request, Int(length), timeout, wakeFD, buffer, Prober.bufferSize,
+                                &raw, head) == 0 else {
             throw .system(operation: "HTTP probe \(address)", errno: .current)
         }
         var found = outcome(raw)
-        if raw.error == 0 && raw.http_status != 204 { found = .unexpectedStatus(Int(raw.http_status)) }
+        if raw.error == 0 {
+            found = .http(status: Int(head.pointee.status), body: Self.body(head.pointee),
+                          location: Self.location(head.pointee))
+        }
         return result(raw, transport: .http, port: target.port, fallbackReason: nil, outcome: found)
+    }
+
+    /// The settled body facts (`creach_probe_http` resolves UNKNOWN for the
+    /// statuses it decides; any other status does not look at them).
+    private static func body(_ head: creach_http_head) -> HTTPBody {
+        switch Int32(head.body) {
+        case CREACH_HTTP_BODY_PRESENT: return .present
+        case CREACH_HTTP_BODY_MALFORMED: return .malformed
+        default: return .empty
+        }
+    }
+
+    /// The Location value (bytes >= 0x80 decoded as UTF-8, invalid ones
+    /// replaced), nil when absent, empty (nginx's bare `return 301;`) or too
+    /// long for its field.
+    private static func location(_ head: creach_http_head) -> String? {
+        guard head.has_location != 0, head.location_too_long == 0, head.location_len > 0 else { return nil }
+        var field = head.location
+        return withUnsafeBytes(of: &field) { bytes in
+            String(decoding: bytes.prefix(Int(head.location_len)), as: UTF8.self)
+        }
     }
 
     func dns(_ target: inout creach_probe_target, name: String, type: DNSRecordType) throws(ReachabilityError) -> ProbeResult {

@@ -1,0 +1,120 @@
+// Validation in the monitor, against real servers in the test's own
+// namespaces: nginx (a portal that redirects until "login", then 204; a 500)
+// and dnsmasq. The client's uplink leads only into the responder namespace,
+// so validation traffic never leaves the test's namespaces.
+
+import Foundation
+@testable import Reachability
+import XCTest
+
+final class ValidationTests: NamespaceTestCase {
+    private let responder = Target.address(IPAddress("10.9.0.2")!)
+
+    private func startValidatingMonitor(_ uplink: Uplink, _ validation: Validation, targets: [Target]? = nil,
+                                        file: StaticString = #filePath, line: UInt = #line) throws -> (ReachabilityMonitor, ChangeRecorder) {
+        // A first validation may answer right after the initial state.
+        try startMonitor(uplink.client, targets ?? [responder], changesMayFollow: true, configure: {
+            $0.validation = validation
+            $0.validationInterval = .milliseconds(200)
+            $0.validationTimeout = .milliseconds(500)
+        }, file: file, line: line)
+    }
+
+    private func describe(_ changes: [ReachabilityChange]) -> String {
+        changes.map { "\($0.status) \($0.flags) \($0.evaluation.accessibility) \($0.evaluation.validation?.outcome.description ?? "-")" }
+            .joined(separator: "; ")
+    }
+
+    func testACaptivePortalThenLoginThenLinkDownAreThreeChanges() throws {
+        let uplink = try makeUplink()
+        let nginx = try startNginx(in: uplink.responder, addresses: ["10.9.0.2"])
+        let (_, recorder) = try startValidatingMonitor(uplink, .http(HTTPProbeURL(host: "10.9.0.2", path: "/portal")))
+        XCTAssertEqual(recorder.all.first?.evaluation.accessibility, .accessible, "before the first probe: routed, not yet validated")
+
+        XCTAssertTrue(recorder.wait(timeout: 10) { $0.contains { $0.evaluation.accessibility == .captive } }, describe(recorder.all))
+        let captive = try XCTUnwrap(recorder.nonInitial.first)
+        XCTAssertEqual(captive.evaluation.accessibility, .captive)
+        XCTAssertTrue(captive.flags.contains(.interventionRequired), "\(captive.flags)")
+        XCTAssertEqual(captive.status, .reachable(.wired), "routed: the status stays reachable")
+        XCTAssertEqual(captive.evaluation.validation?.httpStatus, 302)
+        XCTAssertEqual(captive.evaluation.validation?.location, "http://portal.invalid/login")
+        XCTAssertEqual(captive.evaluation.validation?.verdict, .captivePortal)
+
+        try nginx.openPortal()
+        XCTAssertTrue(recorder.wait(timeout: 10) { _ in recorder.nonInitial.count >= 2 }, describe(recorder.all))
+        let accessible = recorder.nonInitial[1]
+        XCTAssertEqual(accessible.evaluation.accessibility, .accessible)
+        XCTAssertFalse(accessible.flags.contains(.interventionRequired))
+        XCTAssertEqual(accessible.evaluation.validation?.httpStatus, 204)
+
+        uplink.client.run("link set wan0 down")
+        XCTAssertTrue(recorder.wait(timeout: 10) { _ in recorder.nonInitial.count >= 3 }, describe(recorder.all))
+        let down = recorder.nonInitial[2]
+        XCTAssertEqual(down.status, .notReachable)
+        XCTAssertNil(down.evaluation.validation, "no verdict for a target that is not reachable")
+        XCTAssertEqual(recorder.nonInitial.count, 3, "each transition once: \(describe(recorder.nonInitial))")
+    }
+
+    func testAFailedProbeOverAnUpLinkRestricts() throws {
+        let uplink = try makeUplink()
+        _ = try startNginx(in: uplink.responder, addresses: ["10.9.0.2"])
+        let (monitor, recorder) = try startValidatingMonitor(uplink, .http(HTTPProbeURL(host: "10.9.0.2", path: "/error")))
+        XCTAssertTrue(recorder.wait(timeout: 10) { _ in !recorder.nonInitial.isEmpty }, describe(recorder.all))
+        let failed = recorder.nonInitial[0]
+        XCTAssertEqual(failed.evaluation.accessibility, .restricted(.probeFailed), "a 500 is no portal: the probe failed")
+        XCTAssertEqual(failed.status, .reachable(.wired))
+        XCTAssertFalse(failed.flags.contains(.interventionRequired))
+        XCTAssertEqual(failed.evaluation.validation?.httpStatus, 500)
+        XCTAssertGreaterThanOrEqual(monitor.counters.validations, 1)
+    }
+
+    func testDNSValidationAgainstDnsmasq() throws {
+        let uplink = try makeUplink()
+        let dnsmasq = try startDnsmasq(in: uplink.responder, address: "10.9.0.2", records: ["gw.test": "10.9.0.77"],
+                                       readyFrom: uplink.client)
+        let (monitor, recorder) = try startValidatingMonitor(uplink, .dns(name: "gw.test", server: IPAddress("10.9.0.2")!))
+        XCTAssertTrue(recorder.wait(timeout: 10) { _ in monitor.counters.validations >= 1 }, "a first, answered validation")
+        XCTAssertEqual(recorder.nonInitial.count, 0, "answered: still accessible, no change")
+        dnsmasq.stop()
+        XCTAssertTrue(recorder.wait(timeout: 10) { _ in !recorder.nonInitial.isEmpty }, describe(recorder.all))
+        let failed = recorder.nonInitial[0]
+        XCTAssertEqual(failed.evaluation.accessibility, .restricted(.probeFailed))
+        XCTAssertEqual(failed.evaluation.validation?.method, .dns(name: "gw.test", type: .a))
+    }
+
+    func testADNSProbeAnsweredKeepsTheTargetAccessibleAndCountsTheVerdict() throws {
+        let uplink = try makeUplink()
+        _ = try startDnsmasq(in: uplink.responder, address: "10.9.0.2", records: ["gw.test": "10.9.0.77"], readyFrom: uplink.client)
+        let (monitor, recorder) = try startValidatingMonitor(uplink, .dns(name: "gw.test", server: IPAddress("10.9.0.2")!))
+        let deadline = Date().addingTimeInterval(10)
+        while monitor.counters.validations < 2 && Date() < deadline { usleep(10_000) }
+        XCTAssertGreaterThanOrEqual(monitor.counters.validations, 2, "validated again every interval")
+        XCTAssertEqual(recorder.nonInitial.count, 0, "an answered probe changes nothing: \(describe(recorder.nonInitial))")
+        XCTAssertEqual(monitor.currentEvaluations.first?.accessibility, .accessible)
+        XCTAssertEqual(monitor.currentEvaluations.first?.validation?.resolvedAddress, IPAddress("10.9.0.77"))
+    }
+
+    func testReachWatchValidateShowsEachTransition() throws {
+        let uplink = try makeUplink()
+        let nginx = try startNginx(in: uplink.responder, addresses: ["10.9.0.2"])
+        let watch = try startReach(["watch", "--netns", uplink.client.name, "--json", "--validate",
+                                    "http:http://10.9.0.2/portal", "--validate-interval", "0.2", "10.9.0.2"])
+        var lines = watch.waitForLines(2, timeout: 15)
+        XCTAssertEqual(lines.count, 2, "initial, then captive: \(lines)")
+        try nginx.openPortal()
+        lines = watch.waitForLines(3, timeout: 15)
+        uplink.client.run("link set wan0 down")
+        lines = watch.waitForLines(4, timeout: 15)
+        watch.terminate()
+        for line in lines { print("reach watch --validate: \(line)") }
+        let objects = try lines.map { try jsonObject($0) }
+        XCTAssertEqual(objects.map { $0["accessibility"] as? String }, ["accessible", "captive", "accessible", "unknown"])
+        XCTAssertEqual(objects.map { $0["flagString"] as? String }, ["-R ------d", "-R ---i--d", "-R ------d", "-- -------"])
+        let probe = try XCTUnwrap(objects[1]["probe"] as? [String: Any])
+        XCTAssertEqual(probe["httpStatus"] as? Int, 302)
+        XCTAssertEqual(probe["location"] as? String, "http://portal.invalid/login")
+        XCTAssertEqual(probe["verdict"] as? String, "captivePortal")
+        XCTAssertEqual((objects[2]["probe"] as? [String: Any])?["httpStatus"] as? Int, 204)
+        XCTAssertTrue(objects[3]["probe"] is NSNull)
+    }
+}
