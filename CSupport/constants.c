@@ -17,8 +17,9 @@ const uint32_t creach_monitor_groups =
     CREACH_GROUP(RTNLGRP_LINK) |
     CREACH_GROUP(RTNLGRP_IPV4_IFADDR) | CREACH_GROUP(RTNLGRP_IPV6_IFADDR) |
     CREACH_GROUP(RTNLGRP_IPV4_ROUTE) | CREACH_GROUP(RTNLGRP_IPV6_ROUTE) |
-    CREACH_GROUP(RTNLGRP_IPV4_RULE) | CREACH_GROUP(RTNLGRP_IPV6_RULE);
+    CREACH_GROUP(RTNLGRP_IPV4_RULE) | CREACH_GROUP(RTNLGRP_IPV6_RULE) |
+    CREACH_GROUP(RTNLGRP_NEXTHOP);   /* nexthop objects (ip nexthop, FRR): routes move with them */
 
-_Static_assert(RTNLGRP_IPV6_RULE <= 32, "group outside the nl_groups bit mask");
+_Static_assert(RTNLGRP_IPV6_RULE <= 32 && RTNLGRP_NEXTHOP <= 32, "group outside the nl_groups bit mask");
 _Static_assert(IFF_LOWER_UP == (1 << 16), "IFF_LOWER_UP moved");
 #endif

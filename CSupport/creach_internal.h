@@ -87,6 +87,17 @@ CREACH_INTERNAL int creach_nl_exchange(creach_nl *nl, struct nlmsghdr *req, void
  */
 CREACH_INTERNAL int creach_nl_put_attr(struct nlmsghdr *req, size_t cap, uint16_t type, const void *data, size_t len);
 
+/**
+ * creach_nl_align - NLMSG_ALIGN for any size_t. The header's macro masks with
+ * ~(NLMSG_ALIGNTO - 1), an unsigned int, which cuts a size_t to 32 bits: an
+ * echoed length near UINT32_MAX would wrap to a small offset.
+ */
+static inline size_t creach_nl_align(size_t len)
+{
+    const size_t to = NLMSG_ALIGNTO;
+    return len > SIZE_MAX - (to - 1) ? SIZE_MAX & ~(to - 1) : (len + to - 1) & ~(to - 1);
+}
+
 /** creach_read_chunk - read(2), retried on EINTR (sysfs.c). */
 CREACH_INTERNAL ssize_t creach_read_chunk(int fd, void *buf, size_t len);
 

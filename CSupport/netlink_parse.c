@@ -44,7 +44,7 @@ int creach_msg_next(creach_msg_iter *it, const void **msg, size_t *msg_len)
     *msg = it->pos;
     *msg_len = h.nlmsg_len;
     /* The last message of a datagram may omit its alignment padding. */
-    step = NLMSG_ALIGN((size_t)h.nlmsg_len);
+    step = creach_nl_align((size_t)h.nlmsg_len);
     if (step > it->remaining)
         step = it->remaining;
     it->pos += step;
@@ -105,7 +105,7 @@ static int creach_msg_body(const void *msg, size_t len, uint16_t type_a, uint16_
         return -1;
     }
     *body = (const uint8_t *)msg + NLMSG_HDRLEN;
-    off = NLMSG_HDRLEN + NLMSG_ALIGN(fixed);
+    off = NLMSG_HDRLEN + creach_nl_align(fixed);
     if (off > len)      /* family header present but its padding is not */
         off = len;
     *attrs = (const uint8_t *)msg + off;
@@ -264,7 +264,7 @@ bool creach_error_is_request_fault(const void *msg, size_t len)
     if (!(h.nlmsg_flags & NLM_F_CAPPED)) {
         if (e.msg.nlmsg_len < sizeof(e.msg))
             return false;
-        off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(e.error) + (size_t)e.msg.nlmsg_len);
+        off = NLMSG_HDRLEN + creach_nl_align(sizeof(e.error) + (size_t)e.msg.nlmsg_len);
     }
     if (off > h.nlmsg_len)
         return false;
@@ -540,6 +540,14 @@ int creach_events_classify(const void *buf, size_t len, creach_events *ev)
         case RTM_NEWRULE:
         case RTM_DELRULE:
             creach_events_count_family(ev, msg, mlen, sizeof(struct fib_rule_hdr), &ev->rule4, &ev->rule6);
+            break;
+        case RTM_NEWNEXTHOP:
+        case RTM_DELNEXTHOP:
+            /* struct nhmsg: 8 bytes (family, scope, protocol, resvd, flags). */
+            if (mlen < NLMSG_HDRLEN + 8)
+                ev->malformed++;
+            else
+                ev->nexthop++;
             break;
         default:
             ev->other++;

@@ -97,7 +97,7 @@ void creach_nl_close(creach_nl *nl)
 int creach_nl_put_attr(struct nlmsghdr *req, size_t cap, uint16_t type, const void *data, size_t len)
 {
     struct rtattr a;
-    size_t off = NLMSG_ALIGN((size_t)req->nlmsg_len);
+    size_t off = creach_nl_align((size_t)req->nlmsg_len);
     size_t total = RTA_LENGTH(len);
 
     if (len > UINT16_MAX - sizeof(a) || off > cap || RTA_ALIGN(total) > cap - off) {
@@ -264,9 +264,6 @@ fail:
 
 int creach_nl_set_rcvbuf(creach_nl *nl, int bytes)
 {
-    int effective = 0;
-    socklen_t len = sizeof(effective);
-
     if (nl == NULL || nl->fd < 0) {
         errno = EBADF;
         return -1;
@@ -275,8 +272,25 @@ int creach_nl_set_rcvbuf(creach_nl *nl, int bytes)
         errno = EINVAL;
         return -1;
     }
-    if (setsockopt(nl->fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)) < 0)
+    /* SO_RCVBUF alone is capped at rmem_max without a word: ask for more when allowed. */
+    if (setsockopt(nl->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) < 0) {
+        if (errno != EPERM)
+            return -1;
+        if (setsockopt(nl->fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)) < 0)
+            return -1;
+    }
+    return creach_nl_rcvbuf(nl);
+}
+
+int creach_nl_rcvbuf(const creach_nl *nl)
+{
+    int effective = 0;
+    socklen_t len = sizeof(effective);
+
+    if (nl == NULL || nl->fd < 0) {
+        errno = EBADF;
         return -1;
+    }
     if (getsockopt(nl->fd, SOL_SOCKET, SO_RCVBUF, &effective, &len) < 0)
         return -1;
     return effective;

@@ -19,11 +19,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +82,19 @@ static int creach_socket_create(void *arg)
     return socket(spec->domain, spec->type | SOCK_NONBLOCK | SOCK_CLOEXEC, spec->protocol);
 }
 
+/* An unconnected ping socket drops the ICMP errors about its echoes unless
+ * asked for them: with IP_RECVERR / IPV6_RECVERR the kernel queues each on
+ * the socket's error queue (read by creach_ping_error) and poll reports
+ * POLLERR. */
+static int creach_ping_recverr(int fd, uint8_t family)
+{
+    int on = 1;
+
+    if (family == AF_INET)
+        return setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on));
+    return setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof(on));
+}
+
 int creach_probe_socket(int netns_fd, const creach_probe_target *t, int kind)
 {
     creach_socket_spec spec;
@@ -114,6 +129,8 @@ int creach_probe_socket(int netns_fd, const creach_probe_target *t, int kind)
     fd = netns_fd >= 0 ? creach_netns_run(netns_fd, creach_socket_create, &spec) : creach_socket_create(&spec);
     if (fd < 0)
         return -1;
+    if (kind == CREACH_PROBE_ICMP_DGRAM && creach_ping_recverr(fd, t->family) < 0)
+        goto fail;
     if (t->ifname[0] != '\0' &&
         setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, t->ifname, (socklen_t)strlen(t->ifname)) < 0)
         goto fail;
@@ -225,6 +242,107 @@ static int32_t creach_icmp_error_errno(uint8_t family, const creach_icmp_info *i
     return EHOSTUNREACH;
 }
 
+/* What creach_ping_error found on a ping socket's error queue. */
+enum {
+    CREACH_PING_ERR_NONE = 0,   /* the queue was empty */
+    CREACH_PING_ERR_OTHERS = 1, /* it held only errors about other packets (counted in out->ignored) */
+    CREACH_PING_ERR_OURS = 2,   /* an ICMP error about our echo: *ee */
+};
+
+/* Whether one error-queue entry of a ping socket (@msg, @n bytes of data
+ * read) is an ICMP error about our echo request, and then its extended
+ * error in *ee. The data is the offending packet from its ICMP header (the
+ * kernel pulls the error to the quoted echo; it routes errors to the socket
+ * whose identifier the quote carries), msg_name its destination, and the
+ * IP_RECVERR / IPV6_RECVERR control message the error: origin ICMP / ICMP6
+ * and a nonzero errno. A quote too short to check is not ours. */
+static int creach_ping_error_is_ours(const struct msghdr *msg, size_t n, const creach_probe_target *t, uint16_t seq,
+                                     struct sock_extended_err *ee)
+{
+    const uint8_t *quote = msg->msg_iov[0].iov_base;
+    const uint8_t *control = msg->msg_control;
+    int level = t->family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+    int type = t->family == AF_INET ? IP_RECVERR : IPV6_RECVERR;
+    uint8_t origin = t->family == AF_INET ? SO_EE_ORIGIN_ICMP : SO_EE_ORIGIN_ICMP6;
+    uint8_t echo_request = t->family == AF_INET ? 8 : 128;
+    struct cmsghdr *cm;
+
+    if (n < CREACH_ICMP_ECHO_HDRLEN || n > msg->msg_iov[0].iov_len || quote[0] != echo_request || quote[1] != 0 ||
+        (uint16_t)(quote[6] << 8 | quote[7]) != seq)
+        return 0;
+    if (!creach_sockaddr_is(msg->msg_name, msg->msg_namelen, t->family, t->dst))
+        return 0;
+    /* CMSG_NXTHDR stops at msg_controllen (as the kernel set it, cut with
+     * MSG_CTRUNC when the buffer was short); each header's own length is
+     * checked against what is left before its data is read. */
+    for (cm = CMSG_FIRSTHDR((struct msghdr *)msg); cm != NULL; cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
+        size_t left = msg->msg_controllen - (size_t)((const uint8_t *)cm - control);
+
+        if (cm->cmsg_len < sizeof(*cm) || cm->cmsg_len > left)
+            return 0;
+        if (cm->cmsg_level != level || cm->cmsg_type != type)
+            continue;
+        if (cm->cmsg_len < CMSG_LEN(sizeof(*ee)))
+            return 0;
+        memcpy(ee, CMSG_DATA(cm), sizeof(*ee));
+        return ee->ee_origin == origin && ee->ee_errno != 0;
+    }
+    return 0;
+}
+
+/* Read the error queue of the ping socket @fd (IP_RECVERR) until it holds an
+ * ICMP error about our echo @seq to @t or is empty; @buf receives the
+ * quoted packets. Returns a CREACH_PING_ERR_* value, or -1 with errno.
+ * Reading an ICMP error clears the socket's pending error (SO_ERROR) with it. */
+static int creach_ping_error(int fd, const creach_probe_target *t, uint16_t seq, void *buf, size_t buflen,
+                             creach_probe_result *out, struct sock_extended_err *ee)
+{
+    int found = CREACH_PING_ERR_NONE;
+
+    for (;;) {
+        union {
+            struct cmsghdr align;
+            uint8_t bytes[CMSG_SPACE(sizeof(struct sock_extended_err) + sizeof(struct sockaddr_in6)) + 128];
+        } control;
+        creach_sockaddr name;
+        struct iovec iov = { .iov_base = buf, .iov_len = buflen };
+        struct msghdr msg;
+        ssize_t n;
+
+        memset(&msg, 0, sizeof(msg));
+        msg.msg_name = &name;
+        msg.msg_namelen = sizeof(name);
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.bytes;
+        msg.msg_controllen = sizeof(control.bytes);
+        n = recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN)
+                return found;
+            return -1;
+        }
+        if (creach_ping_error_is_ours(&msg, (size_t)n, t, seq, ee))
+            return CREACH_PING_ERR_OURS;
+        out->ignored++;
+        found = CREACH_PING_ERR_OTHERS;
+    }
+}
+
+/* Finish *out with an ICMP error about our echo read from the error queue:
+ * the errno the kernel derived from it (EHOSTUNREACH, ENETUNREACH, EACCES
+ * for an ICMPv6 administratively prohibited, ...), its type and code. */
+static int creach_ping_error_outcome(creach_probe_result *out, const struct sock_extended_err *ee, uint64_t start)
+{
+    out->rtt_ns = creach_monotonic_ns() - start;
+    out->error = (int32_t)ee->ee_errno;
+    out->icmp_type = ee->ee_type;
+    out->icmp_code = ee->ee_code;
+    return 0;
+}
+
 #define CREACH_ICMP_MAX_PAYLOAD 1024
 
 int creach_probe_icmp(int fd, int kind, const creach_probe_target *t, uint16_t id, uint16_t seq,
@@ -264,16 +382,43 @@ int creach_probe_icmp(int fd, int kind, const creach_probe_target *t, uint16_t i
         creach_sockaddr from;
         socklen_t fromlen = sizeof(from);
         creach_icmp_info info;
+        struct sock_extended_err ee;
         ssize_t n;
-        int waited = creach_wait_io(fd, POLLIN, wake_fd, deadline), parsed;
+        int waited = creach_wait_io(fd, POLLIN, wake_fd, deadline), parsed, queued, err;
 
         if (waited <= 0)
             return creach_io_outcome(out, waited, saw_malformed ? EBADMSG : ETIMEDOUT);
+        /* A ping socket's ICMP errors wait on its error queue (POLLERR). */
+        if (kind == CREACH_PROBE_ICMP_DGRAM && (waited & POLLERR)) {
+            queued = creach_ping_error(fd, t, seq, buf, buflen, out, &ee);
+            if (queued == CREACH_PING_ERR_OURS)
+                return creach_ping_error_outcome(out, &ee, start);
+            /* A pending error with no ICMP error queued for it (reading one
+             * clears it): not attributable to a packet, but it is the
+             * socket's, and left pending it would make poll spin. */
+            err = queued < 0 ? errno : queued == CREACH_PING_ERR_NONE ? creach_socket_error(fd, 0) : 0;
+            if (err != 0) {
+                out->error = err;
+                out->rtt_ns = creach_monotonic_ns() - start;
+                return 0;
+            }
+            if (!(waited & POLLIN))
+                continue;
+        }
         n = recvfrom(fd, buf, buflen, MSG_TRUNC, &from.sa, &fromlen);
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR)
                 continue;
-            out->error = errno;     /* a hard ICMP error on a ping socket */
+            err = errno;            /* the pending error of an ICMP error (ping socket) */
+            if (kind == CREACH_PROBE_ICMP_DGRAM) {
+                /* It arrived after the wait: its entry is still queued. */
+                queued = creach_ping_error(fd, t, seq, buf, buflen, out, &ee);
+                if (queued == CREACH_PING_ERR_OURS)
+                    return creach_ping_error_outcome(out, &ee, start);
+                if (queued == CREACH_PING_ERR_OTHERS)
+                    continue;
+            }
+            out->error = err;
             out->rtt_ns = creach_monotonic_ns() - start;
             return 0;
         }

@@ -205,6 +205,7 @@ typedef struct {
     uint32_t route6;        /*   ... AF_INET6 */
     uint32_t rule4;         /* RTM_NEWRULE / RTM_DELRULE, AF_INET */
     uint32_t rule6;         /*   ... AF_INET6 */
+    uint32_t nexthop;       /* RTM_NEWNEXTHOP / RTM_DELNEXTHOP (any family: a route of one may use a nexthop of the other) */
     uint32_t other;         /* other types or families (neighbours, MPLS, ...) */
     uint32_t malformed;     /* messages shorter than their family header (ifinfomsg, ifaddrmsg, rtmsg, fib_rule_hdr), or broken framing */
     uint32_t deleted_count; /* RTM_DELLINK seen; more than CREACH_EVENTS_MAX_DELETED = list incomplete */
@@ -462,14 +463,20 @@ int creach_addr_dump(creach_nl *nl, uint8_t family, void *buf, size_t buflen, cr
 /* ------------------------------------------------------------------------ */
 /* Change notifications (the monitor's socket)                               */
 
-/** The rtnetlink multicast groups a monitor joins: link, IPv4/IPv6 address, route and rule. */
+/** The rtnetlink multicast groups a monitor joins: link, IPv4/IPv6 address, route and rule, nexthop. */
 extern const uint32_t creach_monitor_groups;
 
 /**
- * creach_nl_set_rcvbuf - SO_RCVBUF of the socket (the kernel doubles it and
- * enforces its minimum). Returns the effective size read back, or -1 with errno.
+ * creach_nl_set_rcvbuf - the socket's receive buffer: SO_RCVBUFFORCE when the
+ * process holds CAP_NET_ADMIN (past net.core.rmem_max), else SO_RCVBUF,
+ * which the kernel silently caps at rmem_max (it doubles the value and
+ * enforces its minimum either way). Returns the effective size read back,
+ * or -1 with errno.
  */
 int creach_nl_set_rcvbuf(creach_nl *nl, int bytes);
+
+/** creach_nl_rcvbuf - the effective receive buffer size (SO_RCVBUF read back), or -1 with errno. */
+int creach_nl_rcvbuf(const creach_nl *nl);
 
 /**
  * creach_nl_recv_event - one notification datagram, without blocking.
@@ -716,6 +723,18 @@ int creach_caps_effective(void);
  * Returns 0, or -1 with errno (EPERM without CAP_SYS_ADMIN, EINVAL).
  */
 int creach_netns_enter_thread(int netns_fd);
+
+/**
+ * creach_netns_enter_thread_config - creach_netns_enter_thread, then, for a
+ * namespace named @name (NULL: none), what `ip netns exec` arranges: when
+ * /etc/netns/NAME exists, the thread takes a private mount namespace
+ * (MS_SLAVE, so nothing propagates back) and each file there is bound over
+ * /etc/FILE (resolv.conf, hosts, nsswitch.conf ...), so getaddrinfo reads the
+ * namespace's own configuration. A file whose /etc counterpart is missing is
+ * skipped, as ip does. Only for threads the library starts and ends itself.
+ * Returns 0, or -1 with errno.
+ */
+int creach_netns_enter_thread_config(int netns_fd, const char *name);
 
 /**
  * creach_thread_set_name - name the calling thread (/proc/self/task/N/comm)

@@ -293,6 +293,11 @@ final class MonitorTests: NamespaceTestCase {
         let changes = monitor.changes()
         let statuses = monitor.statusChanges()
         try monitor.start()
+        // The initial state first (start() returns before it is known), so the
+        // changes below are changes and not already part of it.
+        let deadline = Date().addingTimeInterval(10)
+        while monitor.currentEvaluations.first?.isEvaluated != true && Date() < deadline { usleep(1000) }
+        XCTAssertEqual(monitor.currentEvaluations.first?.isEvaluated, true, "no initial state")
 
         // Direct → through a gateway: the flags change (isDirect goes), the status does not.
         ns.run("route add 10.1.0.7/32 via 10.1.0.254")

@@ -659,10 +659,14 @@ func terminateServer(_ process: Process) {
 /// A real name server (Debian's `dnsmasq-base`) on `address`:53 inside a test
 /// namespace, answering `records` (name → IPv4 address) and nothing else: no
 /// upstream, no hosts file, no configuration file, so it sends nothing itself.
-/// Ready once a query from `client` is answered (bounded tries, no fixed sleep).
+/// It runs as the daemon it is (its pid in a file), not as a `Process`:
+/// Foundation's child reaper blocked in wait4 on one long-running child
+/// while another exited. Ready once a query from `client` is answered
+/// (bounded tries, no fixed sleep).
 final class DnsmasqServer: @unchecked Sendable {
     let address: String
-    private let process = Process()
+    private let directory: URL
+    private let pid: pid_t
     private let stopped = ResponderLocked(false)
 
     static let executable: String? = ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq", "/sbin/dnsmasq"]
@@ -672,35 +676,51 @@ final class DnsmasqServer: @unchecked Sendable {
          dnsmasq: String) throws {
         guard let ip = ipExecutable else { throw ResponderError(description: "iproute2's ip is not installed") }
         self.address = address
-        process.executableURL = ip
-        process.arguments = ["netns", "exec", namespace.name, dnsmasq, "--keep-in-foreground", "--conf-file=/dev/null",
-                             "--no-resolv", "--no-hosts", "--no-poll", "--bind-interfaces", "--listen-address=\(address)",
-                             "--user=root", "--pid-file=", "--log-facility=-"]
-            + records.sorted { $0.key < $1.key }.map { "--address=/\($0.key)/\($0.value)" }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { throw ResponderError(description: "cannot start dnsmasq: \(error)") }
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("reach-dnsmasq-\(getpid())-\(UInt32.random(in: 0 ... UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        let pidFile = directory.appendingPathComponent("pid").path
+        let started = try runCommand(ip, ["netns", "exec", namespace.name, dnsmasq, "--conf-file=/dev/null",
+                                          "--no-resolv", "--no-hosts", "--no-poll", "--bind-interfaces",
+                                          "--listen-address=\(address)", "--user=root", "--pid-file=\(pidFile)",
+                                          "--local=/test/"]   // any other .test name: NXDOMAIN at once, no silence
+                                     + records.sorted { $0.key < $1.key }.map { "--address=/\($0.key)/\($0.value)" })
+        guard started.status == 0, let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            try? FileManager.default.removeItem(at: directory)
+            throw ResponderError(description: "dnsmasq did not start (exit \(started.status)): \(started.stderr)")
+        }
+        self.pid = pid
         let prober = try Prober(namespace: .named(client.name))
         let name = records.keys.sorted().first ?? "ready.test"
-        for _ in 0 ..< 100 where process.isRunning {
+        for _ in 0 ..< 100 where Self.alive(pid) {
             if let answer = try? prober.probe(IPAddress(address)!, method: .dns(name: name, type: .a),
                                               options: ProbeOptions(timeout: .milliseconds(100))),
                answer.verdict == .answered { return }
         }
-        let why = process.isRunning ? "not answering after 100 queries" : "exited with status \(process.terminationStatus)"
         stop()
-        throw ResponderError(description: "dnsmasq \(why)")
+        throw ResponderError(description: "dnsmasq not answering after 100 queries")
     }
 
-    /// SIGTERM, then SIGKILL after 5 s. Idempotent.
+    /// SIGTERM, then SIGKILL after 5 s; waits until the process is gone. Idempotent.
     func stop() {
         let already = stopped.withLock { done -> Bool in
             defer { done = true }
             return done
         }
         guard !already else { return }
-        terminateServer(process)
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(5)
+        while Self.alive(pid) && Date() < deadline { usleep(5_000) }
+        if Self.alive(pid) { kill(pid, SIGKILL) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Running, and not a zombie waiting for a parent that does not reap (a daemon's parent is init).
+    private static func alive(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].dropFirst().first != "Z"
     }
 
     deinit { stop() }

@@ -9,7 +9,19 @@ import Glibc
 /// thread enters the evaluator's network namespace first, so a name resolves
 /// as it would for a process in that namespace.
 enum HostResolver {
-    static func resolve(_ host: String, namespaceFD: Int32, timeout: Duration) async throws(ReachabilityError) -> [IPAddress] {
+    /// Resolver threads alive at once, across the process. getaddrinfo cannot
+    /// be cancelled, so a thread whose caller timed out runs on until the
+    /// resolver gives up; with a name server that never answers, lookups
+    /// beyond this fail at once (typed) instead of piling up threads.
+    static let maximumInFlight = 16
+    private static let inFlight = Atomic<Int>(0)
+    /// Called on a resolver thread before it looks `host` up (tests hold it there).
+    nonisolated(unsafe) static var beforeLookUp: (@Sendable (String) -> Void)?
+
+    /// The number of resolver threads alive now.
+    static var threadsInFlight: Int { inFlight.load(ordering: .relaxed) }
+
+    static func resolve(_ host: String, in namespace: NamespaceHandle, timeout: Duration) async throws(ReachabilityError) -> [IPAddress] {
         let pending = Pending()
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>) in
             pending.install(continuation)
@@ -19,10 +31,7 @@ enum HostResolver {
             }
             pending.onFinish { timer.cancel() }
             do throws(ReachabilityError) {
-                // getaddrinfo cannot be cancelled: on a timeout the thread runs on and its answer is dropped.
-                try startThread(.resolver) {
-                    pending.finish(Result { () throws(ReachabilityError) in try lookUp(host, namespaceFD: namespaceFD) })
-                }
+                try startLookUp(host, in: namespace) { pending.finish($0) }
             } catch {
                 pending.finish(.failure(error))
             }
@@ -30,12 +39,34 @@ enum HostResolver {
         return try result.get()
     }
 
-    /// The blocking part, run on a resolver thread (the monitor starts its own). Addresses keep the
-    /// resolver's order (RFC 6724), duplicates removed.
-    static func lookUp(_ host: String, namespaceFD: Int32) throws(ReachabilityError) -> [IPAddress] {
+    /// Looks `host` up on a resolver thread of its own (which holds the
+    /// namespace until it ends) and hands the answer to `completion` there.
+    /// Throws `.resolutionFailed` when `maximumInFlight` lookups are running.
+    static func startLookUp(_ host: String, in namespace: NamespaceHandle,
+                            completion: @escaping @Sendable (Result<[IPAddress], ReachabilityError>) -> Void) throws(ReachabilityError) {
+        guard inFlight.wrappingAdd(1, ordering: .relaxed).newValue <= maximumInFlight else {
+            inFlight.wrappingSubtract(1, ordering: .relaxed)
+            throw .resolutionFailed(host: host, reason: "\(maximumInFlight) lookups already in flight (is a name server not answering?)")
+        }
+        do {
+            try startThread(.resolver) {
+                defer { inFlight.wrappingSubtract(1, ordering: .relaxed) }
+                beforeLookUp?(host)
+                completion(Result { () throws(ReachabilityError) in try lookUp(host, in: namespace) })
+            }
+        } catch {
+            inFlight.wrappingSubtract(1, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    /// The blocking part, on a thread the library owns: it enters the
+    /// namespace, with its /etc/netns/NAME configuration as `ip netns exec`
+    /// shows it. Addresses keep the resolver's order (RFC 6724), duplicates removed.
+    static func lookUp(_ host: String, in namespace: NamespaceHandle) throws(ReachabilityError) -> [IPAddress] {
         // getaddrinfo would see the name cut at the NUL ("localhost\0x" resolving as localhost).
         guard !host.utf8.contains(0) else { throw .invalidTarget(host, reason: "contains NUL") }
-        if namespaceFD >= 0 && creach_netns_enter_thread(namespaceFD) != 0 {
+        if namespace.fd >= 0 && creach_netns_enter_thread_config(namespace.fd, namespace.configurationName) != 0 {
             throw .system(operation: "enter network namespace to resolve \(host)", errno: .current)
         }
         var hints = addrinfo()

@@ -47,8 +47,10 @@ public final class ReachabilityEvaluator: Sendable {
     }
 
     private let session: Mutex<Session>
-    /// The namespace's fd, kept to resolve host names from inside it; -1 for the current one.
-    let namespaceFD: Int32
+    /// The namespace, held open to resolve host names from inside it (its
+    /// resolver threads hold it too); fd -1 for the current one.
+    let namespaceHandle: NamespaceHandle
+    var namespaceFD: Int32 { namespaceHandle.fd }
 
     /// Opens a netlink socket (and sysfs) in `namespace`.
     /// - Throws: `.unknownNamespace`, `.permissionDenied` when the process may
@@ -59,18 +61,17 @@ public final class ReachabilityEvaluator: Sendable {
         self.kindOverrides = kindOverrides
         self.policyState = Mutex(policy)
         self.radio = radio
-        let fd = try namespace.open()
+        let handle = try NamespaceHandle(namespace)
+        let fd = handle.fd
         var netlink = creach_nl()
         if creach_nl_open(&netlink, 0, fd) != 0 {
-            let error = Errno.current
-            if fd >= 0 { close(fd) }
-            throw .openingSocket("open NETLINK_ROUTE socket", in: namespace, errno: error)
+            throw .openingSocket("open NETLINK_ROUTE socket", in: namespace, errno: .current)
         }
         // Without sysfs (e.g. no right to mount one for another namespace) kinds
         // come from netlink facts and name patterns alone.
         let sysfsFD = creach_sysfs_open(KernelFiles.root, fd)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_REPLY_BUFSIZ), alignment: 8)
-        self.namespaceFD = fd
+        self.namespaceHandle = handle
         self.session = Mutex(Session(netlink: netlink, buffer: buffer, sysfsFD: sysfsFD, root: KernelFiles.root))
     }
 
@@ -80,7 +81,6 @@ public final class ReachabilityEvaluator: Sendable {
             if session.sysfsFD >= 0 { close(session.sysfsFD) }
             session.buffer.deallocate()
         }
-        if namespaceFD >= 0 { close(namespaceFD) }
     }
 
     // MARK: Evaluation
@@ -136,7 +136,7 @@ public final class ReachabilityEvaluator: Sendable {
             addresses = Target.internetProbeAddresses
         case let .host(name):
             do {
-                addresses = try await HostResolver.resolve(name, namespaceFD: namespaceFD, timeout: resolveTimeout)
+                addresses = try await HostResolver.resolve(name, in: namespaceHandle, timeout: resolveTimeout)
             } catch {
                 return TargetEvaluation(target: target, addresses: [], error: error)
             }
@@ -205,16 +205,13 @@ public final class ReachabilityEvaluator: Sendable {
     public func interfaces() throws(ReachabilityError) -> [InterfaceSummary] {
         try session.withLock { (session) throws(ReachabilityError) -> [InterfaceSummary] in
             let links = try dumpLinks(in: &session)
-            let dumpBuffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
-            defer { dumpBuffer.deallocate() }
-            let addresses = Collected<creach_addr>()
-            var skipped: UInt64 = 0
-            let addrCount = creach_addr_dump(&session.netlink, UInt8(AF_UNSPEC), dumpBuffer, Int(CREACH_DUMP_BUFSIZ), { addr, context in
-                Unmanaged<Collected<creach_addr>>.fromOpaque(context!).takeUnretainedValue().items.append(addr!.pointee)
-                return 0
-            }, Unmanaged.passUnretained(addresses).toOpaque(), &skipped)
-            guard addrCount >= 0 else { throw .system(operation: "RTM_GETADDR dump", errno: .current) }
-            let all = addresses.items.map(InterfaceAddress.init)
+            let all = try retryingInterruptedDump("RTM_GETADDR dump") { (buffer, size, addresses: Collected<creach_addr>) in
+                var skipped: UInt64 = 0
+                return creach_addr_dump(&session.netlink, UInt8(AF_UNSPEC), buffer, size, { addr, context in
+                    Unmanaged<Collected<creach_addr>>.fromOpaque(context!).takeUnretainedValue().items.append(addr!.pointee)
+                    return 0
+                }, Unmanaged.passUnretained(addresses).toOpaque(), &skipped)
+            }.map(InterfaceAddress.init)
             return links.map { link in
                 InterfaceSummary(link: link, kind: kind(of: link, in: &session),
                                         addresses: all.filter { $0.interfaceIndex == link.index })
@@ -226,16 +223,33 @@ public final class ReachabilityEvaluator: Sendable {
 
     /// Every link of the namespace (`RTM_GETLINK` dump).
     private func dumpLinks(in session: inout Session) throws(ReachabilityError) -> [LinkState] {
-        let dumpBuffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
-        defer { dumpBuffer.deallocate() }
-        let links = Collected<creach_link>()
-        var skipped: UInt64 = 0
-        let linkCount = creach_link_dump(&session.netlink, dumpBuffer, Int(CREACH_DUMP_BUFSIZ), { link, context in
-            Unmanaged<Collected<creach_link>>.fromOpaque(context!).takeUnretainedValue().items.append(link!.pointee)
-            return 0
-        }, Unmanaged.passUnretained(links).toOpaque(), &skipped)
-        guard linkCount >= 0 else { throw .system(operation: "RTM_GETLINK dump", errno: .current) }
-        return links.items.map(LinkState.init)
+        try retryingInterruptedDump("RTM_GETLINK dump") { (buffer, size, links: Collected<creach_link>) in
+            var skipped: UInt64 = 0
+            return creach_link_dump(&session.netlink, buffer, size, { link, context in
+                Unmanaged<Collected<creach_link>>.fromOpaque(context!).takeUnretainedValue().items.append(link!.pointee)
+                return 0
+            }, Unmanaged.passUnretained(links).toOpaque(), &skipped)
+        }.map(LinkState.init)
+    }
+
+    /// Runs a dump, again from the start (at most `attempts` times) when the
+    /// kernel says a change raced it (`NLM_F_DUMP_INTR`, EAGAIN from the C
+    /// core), as libnl and NetworkManager do: a busy router must not make a
+    /// listing fail. Each attempt collects afresh.
+    private func retryingInterruptedDump<Item>(_ operation: String, attempts: Int = 8,
+                                               _ dump: (UnsafeMutableRawPointer, Int, Collected<Item>) -> Int32) throws(ReachabilityError) -> [Item] {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
+        defer { buffer.deallocate() }
+        for attempt in 1...attempts {
+            let items = Collected<Item>()
+            if dump(buffer, Int(CREACH_DUMP_BUFSIZ), items) >= 0 { return items.items }
+            let error = Errno.current
+            guard error.rawValue == EAGAIN, attempt < attempts else {
+                throw .system(operation: error.rawValue == EAGAIN ? "\(operation) (interrupted \(attempts) times by changes)" : operation,
+                              errno: error)
+            }
+        }
+        return []
     }
 
     private func lookupRoute(_ address: IPAddress, options: LookupOptions, in session: inout Session) throws(ReachabilityError) -> RouteLookup {

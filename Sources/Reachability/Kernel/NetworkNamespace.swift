@@ -118,3 +118,23 @@ extension NetworkNamespace {
         return servers
     }
 }
+
+/// A network namespace held open. The fd stays valid for as long as anyone
+/// holds the handle — an evaluator, a prober, a resolver thread still in
+/// getaddrinfo after its caller timed out — so no thread ever enters
+/// whatever a recycled fd number names.
+final class NamespaceHandle: Sendable {
+    let namespace: NetworkNamespace
+    /// -1 for the current namespace.
+    let fd: Int32
+
+    init(_ namespace: NetworkNamespace) throws(ReachabilityError) {
+        self.namespace = namespace
+        fd = try namespace.open()
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// The name `ip netns exec` would find configuration for (/etc/netns/NAME).
+    var configurationName: String? { if case let .named(name) = namespace { name } else { nil } }
+}

@@ -114,6 +114,7 @@ final class MonitorCore: Sendable {
                 throw .system(operation: "eventfd", errno: error)
             }
             let cancelProbes = configuration.validation == nil ? nil : try WakeSignal()
+            shared.counters.receiveBufferSize = MonitorLoop.receiveBufferSize(socket)
             shared.generation &+= 1
             shared.stopRequested = false
             shared.reevaluationRequested = false

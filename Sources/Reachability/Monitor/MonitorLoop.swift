@@ -97,6 +97,12 @@ final class MonitorLoop: @unchecked Sendable {
         return socket
     }
 
+    /// The event socket's effective receive buffer, for `counters`.
+    static func receiveBufferSize(_ socket: creach_nl) -> Int {
+        var socket = socket
+        return Int(max(0, creach_nl_rcvbuf(&socket)))
+    }
+
     // MARK: The thread
 
     func run() {
@@ -163,15 +169,18 @@ final class MonitorLoop: @unchecked Sendable {
             let ready = creach_wait(socket.fd, -1, Int64(min(settle, limit - elapsed)))
             guard ready > 0 else { break }
         }
-        if events.link > 0 || events.malformed > 0 || overflows > 0 || unreadable > 0 { dirty.markAll() }
+        // A nexthop object may carry routes of either family.
+        if events.link > 0 || events.nexthop > 0 || events.malformed > 0 || overflows > 0 || unreadable > 0 { dirty.markAll() }
         if events.addr4 > 0 || events.route4 > 0 || events.rule4 > 0 { dirty.v4 = true }
         if events.addr6 > 0 || events.route6 > 0 || events.rule6 > 0 { dirty.v6 = true }
         if events.link > 0 || events.addr4 > 0 || events.addr6 > 0 || events.rule4 > 0 || events.rule6 > 0
             || overflows > 0 || unreadable > 0 || events.malformed > 0 {
             dirty.network = true
         }
-        // A deleted link's cached kind must not be reused for a new link.
-        if events.deleted_count > UInt32(CREACH_EVENTS_MAX_DELETED) {
+        // A deleted link's cached kind must not be reused for a new link. After
+        // lost or unreadable events an RTM_DELLINK may be among them: forget all.
+        if events.deleted_count > UInt32(CREACH_EVENTS_MAX_DELETED) || overflows > 0 || unreadable > 0
+            || events.malformed > 0 {
             core.evaluator.invalidateInterfaceCache()
         } else if events.deleted_count > 0 {
             let deleted = withUnsafeBytes(of: events.deleted) { Array($0.bindMemory(to: Int32.self).prefix(Int(events.deleted_count))) }
@@ -222,7 +231,8 @@ final class MonitorLoop: @unchecked Sendable {
         do {
             socket = try MonitorLoop.openEventSocket(evaluator: core.evaluator, configuration: core.configuration)
             reopenAt = nil
-            core.updateCounters { $0.recoveries += 1 }
+            let size = MonitorLoop.receiveBufferSize(socket)
+            core.updateCounters { $0.recoveries += 1; $0.receiveBufferSize = size }
         } catch {
             socket.fd = -1
             reopenAt = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
@@ -344,7 +354,7 @@ final class MonitorLoop: @unchecked Sendable {
         }
         guard let host else { return primary }
         if let address = IPAddress(host) { return address }
-        guard let address = try HostResolver.lookUp(host, namespaceFD: core.evaluator.namespaceFD).first else {
+        guard let address = try HostResolver.lookUp(host, in: core.evaluator.namespaceHandle).first else {
             throw .resolutionFailed(host: host, reason: "no address")
         }
         return address
@@ -379,12 +389,8 @@ final class MonitorLoop: @unchecked Sendable {
         core.updateCounters { $0.resolutions += 1 }
         let core = self.core, generation = self.generation
         do {
-            // The thread holds the evaluator (through the core), so the
-            // namespace fd it enters stays open until it is done.
-            try startThread(.resolver) {
-                let result = Result { () throws(ReachabilityError) in
-                    try HostResolver.lookUp(name, namespaceFD: core.evaluator.namespaceFD)
-                }
+            // The thread holds the namespace handle, so the namespace it enters stays open until it is done.
+            try HostResolver.startLookUp(name, in: core.evaluator.namespaceHandle) { result in
                 core.post(MonitorCore.Resolution(generation: generation, targetIndex: index, result: result))
             }
         } catch {

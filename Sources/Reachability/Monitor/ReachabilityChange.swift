@@ -85,6 +85,11 @@ public struct MonitorCounters: Hashable, Sendable {
     public var recoveries: UInt64 = 0
     /// Validation probes whose verdict was applied.
     public var validations: UInt64 = 0
+    /// The event socket's effective receive buffer in bytes (as the kernel
+    /// reports it: double what was asked). `Configuration.receiveBufferSize`
+    /// is granted past `net.core.rmem_max` only with `CAP_NET_ADMIN`
+    /// (SO_RCVBUFFORCE); without it the kernel caps it, and this shows by how much.
+    public var receiveBufferSize: Int = 0
 
     public init() {}
 }

@@ -17,8 +17,9 @@ import Glibc
 /// local, a mark without `CAP_NET_ADMIN`).
 public final class Prober: Sendable {
     public let namespace: NetworkNamespace
-    /// The namespace's fd, -1 for the current one.
-    let namespaceFD: Int32
+    /// The namespace, held open (by its resolver threads too); fd -1 for the current one.
+    let namespaceHandle: NamespaceHandle
+    var namespaceFD: Int32 { namespaceHandle.fd }
     /// The ICMP identifier of raw-socket echoes (a ping socket's is set by the kernel).
     fileprivate let identifier: UInt16
     private let sequence = Atomic<UInt16>(0)
@@ -26,12 +27,8 @@ public final class Prober: Sendable {
     /// A prober for `namespace`. Throws `.unknownNamespace` or `.system`.
     public init(namespace: NetworkNamespace = .current) throws(ReachabilityError) {
         self.namespace = namespace
-        self.namespaceFD = try namespace.open()
+        self.namespaceHandle = try NamespaceHandle(namespace)
         self.identifier = UInt16.random(in: 1...UInt16.max)
-    }
-
-    deinit {
-        if namespaceFD >= 0 { close(namespaceFD) }
     }
 
     /// What ICMP sockets this process may open in the namespace: `CAP_NET_RAW`
@@ -71,7 +68,7 @@ public final class Prober: Sendable {
     /// The addresses of `host`, resolved from inside the namespace on a thread of its own.
     public func resolve(_ host: String, timeout: Duration = .seconds(5)) async throws(ReachabilityError) -> [IPAddress] {
         try Target.validateHostName(host)
-        return try await HostResolver.resolve(host, namespaceFD: namespaceFD, timeout: timeout)
+        return try await HostResolver.resolve(host, in: namespaceHandle, timeout: timeout)
     }
 
     /// The probe; a signal on `wakeFD` (an eventfd, or -1) cancels its wait.
