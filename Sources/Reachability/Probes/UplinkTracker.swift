@@ -128,15 +128,45 @@ public final class UplinkTracker: Sendable {
         let body: @Sendable (TrackerEvent) -> Void
     }
 
+    private enum Phase {
+        case idle
+        case running(thread: pthread_t)
+        /// `stop()` has begun; the thread is finishing.
+        case stopping
+    }
+
     private struct Shared {
         var score: TrackerScore
-        var thread: pthread_t?
+        var phase: Phase = .idle
+        /// The round thread exists (from `start()` until it leaves, also while stopping).
+        var threadActive = false
+        /// `stop()` was called on the tracker's thread, which then marks the tracker idle itself.
+        var selfDetached = false
+        /// Signals the round thread (stop, callbacks queued for it); -1 when no thread runs.
+        /// The thread closes it as it leaves.
         var wakeFD: Int32 = -1
-        var stopping = false
+        var stopRequested = false
+        /// The thread is in a round: a signal would cancel its probe, so queued
+        /// callbacks wait for the probe to end instead (the thread runs them
+        /// between probes and after the round).
+        var inRound = false
+        /// Callbacks waiting to run on the tracker's thread, in order.
+        var inline: [@Sendable () -> Void] = []
+        /// `onEvent` calls delivering an initial event on their own thread
+        /// (no round thread existed): the queue waits for them.
+        var callersDelivering = 0
         var round = 0
         var observers: [Observer] = []
         var nextObserverID: UInt64 = 0
         var last: TrackerEvent?
+        /// Test hook: `onEvent` calls it once the observer is registered, before it returns.
+        var afterObserverAdded: (@Sendable () -> Void)?
+
+        /// Wakes the round thread to run queued callbacks (unless it is in a
+        /// round: it runs them when the current probe ends).
+        func wakeForCallbacks() {
+            if threadActive && !inRound && wakeFD >= 0 { _ = creach_wakeup_signal(wakeFD) }
+        }
     }
 
     /// A tracker of `configuration.interface` in `namespace`; `start()` begins the rounds.
@@ -153,8 +183,15 @@ public final class UplinkTracker: Sendable {
     /// The current state.
     public var state: UplinkState { shared.withLock { $0.score.state } }
 
+    /// Whether the rounds run: from `start()` until `stop()`.
+    public var isRunning: Bool {
+        shared.withLock { if case .running = $0.phase { return true } else { return false } }
+    }
+
     /// Starts the rounds on the tracker's thread; the first round starts at
-    /// once. Observers get the initial state first. No-op while running.
+    /// once. Observers get the initial state first. No-op while running;
+    /// throws `EBUSY` while a `stop()` called on the tracker's thread is
+    /// still finishing (until the callback that called it has returned).
     public func start() throws(ReachabilityError) {
         let wakeFD = creach_wakeup_open()
         guard wakeFD >= 0 else { throw .system(operation: "eventfd", errno: .current) }
@@ -163,10 +200,18 @@ public final class UplinkTracker: Sendable {
         let started: Bool
         do {
             started = try shared.withLock { (shared) throws(ReachabilityError) -> Bool in
-                guard shared.thread == nil else { return false }
-                shared.thread = try startJoinableThread(.tracker) { [self] in run(wakeFD: wakeFD) }
+                switch shared.phase {
+                case .running: return false
+                case .stopping:
+                    throw .system(operation: "start a tracker that is stopping", errno: Errno(rawValue: EBUSY))
+                case .idle: break
+                }
+                let thread = try startJoinableThread(.tracker) { [self] in run(wakeFD: wakeFD) }
+                shared.phase = .running(thread: thread)
+                shared.threadActive = true
                 shared.wakeFD = wakeFD
-                shared.stopping = false
+                shared.stopRequested = false
+                shared.inRound = false
                 return true
             }
         } catch {
@@ -177,24 +222,55 @@ public final class UplinkTracker: Sendable {
     }
 
     /// Stops the rounds: a probe in flight is cancelled, the thread joined.
-    /// Idempotent; must not be called from an observer on the tracker's thread.
+    /// Idempotent. Called from an observer on the tracker's thread, it
+    /// returns at once: the thread ends once the callback returns, and then
+    /// the tracker is idle (`start()` works again).
     public func stop() {
-        let (thread, wakeFD): (pthread_t?, Int32) = shared.withLock { shared in
-            shared.stopping = true
-            if shared.wakeFD >= 0 { _ = creach_wakeup_signal(shared.wakeFD) }
-            defer { shared.thread = nil; shared.wakeFD = -1 }
-            return (shared.thread, shared.wakeFD)
+        enum Action { case none, join(pthread_t), detachSelf, waitForOther }
+        let action = shared.withLock { shared -> Action in
+            switch shared.phase {
+            case .idle: return .none
+            case .stopping: return .waitForOther
+            case let .running(thread):
+                shared.phase = .stopping
+                shared.stopRequested = true
+                if shared.wakeFD >= 0 { _ = creach_wakeup_signal(shared.wakeFD) }
+                guard pthread_equal(thread, pthread_self()) != 0 else { return .join(thread) }
+                shared.selfDetached = true
+                return .detachSelf
+            }
         }
-        if let thread { pthread_join(thread, nil) }
-        if wakeFD >= 0 { close(wakeFD) }
+        switch action {
+        case .none:
+            return
+        case let .join(thread):
+            pthread_join(thread, nil)
+            shared.withLock { $0.phase = .idle }
+        case .detachSelf:
+            // Called from a callback on the tracker's thread: nobody will join
+            // it; it closes its fd and marks the tracker idle as it leaves.
+            pthread_detach(pthread_self())
+        case .waitForOther:
+            // Another thread is stopping the tracker: return once it is done,
+            // unless this is the tracker's thread (it cannot wait for itself).
+            while shared.withLock({ if case .stopping = $0.phase { return true } else { return false } }) {
+                if onTrackerThread { return }
+                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+                nanosleep(&pause, nil)
+            }
+        }
     }
 
     /// Calls `body` with the current state (`isInitial`), then with every
-    /// state change, on `queue` (`.monitorThread` means the tracker's thread).
+    /// state change, on `queue` (`.monitorThread` means the tracker's thread;
+    /// while no thread runs, the initial state comes on the caller's thread
+    /// before `onEvent` returns). Calls to one observer never overlap.
     @discardableResult
     public func onEvent(on queue: DeliveryQueue = .monitorThread,
                         _ body: @escaping @Sendable (TrackerEvent) -> Void) -> MonitorObservation {
-        let (id, initial): (UInt64, TrackerEvent) = shared.withLock { shared in
+        // The initial event is handed over under the lock, as the observer is
+        // added: a round's change published later is queued behind it.
+        let (id, deliverHere, hook): (UInt64, TrackerEvent?, (@Sendable () -> Void)?) = shared.withLock { shared in
             let id = shared.nextObserverID
             shared.nextObserverID += 1
             shared.observers.append(Observer(id: id, queue: queue, body: body))
@@ -202,9 +278,31 @@ public final class UplinkTracker: Sendable {
                 ?? TrackerEvent(interface: configuration.interface, state: shared.score.state, previous: nil,
                                 score: shared.score.score, round: shared.round, results: [], error: nil,
                                 timeNanoseconds: creach_monotonic_ns())
-            return (id, initial)
+            let hook = shared.afterObserverAdded
+            shared.afterObserverAdded = nil
+            switch queue.kind {
+            case let .enqueue(enqueue):
+                enqueue { body(initial) }
+                return (id, nil, hook)
+            case .monitorThread where shared.threadActive:
+                shared.inline.append { body(initial) }
+                shared.wakeForCallbacks()
+                return (id, nil, hook)
+            case .monitorThread:
+                // No thread to run it: this caller does, and a thread started
+                // meanwhile runs nothing queued until it is done.
+                shared.callersDelivering += 1
+                return (id, initial, hook)
+            }
         }
-        deliver(initial, on: queue, body)
+        hook?()
+        if let deliverHere {
+            body(deliverHere)
+            shared.withLock { shared in
+                shared.callersDelivering -= 1
+                if shared.callersDelivering == 0 && !shared.inline.isEmpty { shared.wakeForCallbacks() }
+            }
+        }
         return MonitorObservation { [weak self] in
             self?.shared.withLock { $0.observers.removeAll { $0.id == id } }
         }
@@ -218,35 +316,122 @@ public final class UplinkTracker: Sendable {
         }
     }
 
+    // MARK: Testing
+
+    /// Test hook: the next `onEvent` calls `hook` on its caller's thread once
+    /// the observer is registered (its initial event handed over), before it returns.
+    func setAfterObserverAddedHook(_ hook: (@Sendable () -> Void)?) {
+        shared.withLock { $0.afterObserverAdded = hook }
+    }
+
+    /// The round thread's wake-up fd; -1 when no thread runs.
+    var wakeFileDescriptor: Int32 { shared.withLock { $0.wakeFD } }
+
     // MARK: The tracker's thread
 
+    /// Set by the round thread while it runs: lets `stop()` tell it apart.
+    private static let trackerThreadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private var onTrackerThread: Bool {
+        pthread_getspecific(UplinkTracker.trackerThreadKey) == Unmanaged.passUnretained(self).toOpaque()
+    }
+
     private func run(wakeFD: Int32) {
+        pthread_setspecific(UplinkTracker.trackerThreadKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { threadFinished() }
+        enum Step { case stop, wait(Int64), round }
         var nextStart = creach_monotonic_ns()
         while true {
-            let wait = Int64(clamping: nextStart) - Int64(clamping: creach_monotonic_ns())
-            if wait > 0 { _ = creach_wait(-1, wakeFD, wait) }
-            if shared.withLock({ $0.stopping }) { return }
+            runInlineCallbacks()
+            let step = shared.withLock { shared -> Step in
+                if shared.stopRequested { return .stop }
+                // Queued callbacks first (unless an `onEvent` caller still delivers).
+                if !shared.inline.isEmpty && shared.callersDelivering == 0 { return .wait(0) }
+                let wait = Int64(clamping: nextStart) - Int64(clamping: creach_monotonic_ns())
+                if wait > 0 { return .wait(wait) }
+                // A stale wake-up (for callbacks) must not cancel this round's
+                // probes; a stop was checked above, under this lock.
+                creach_wakeup_clear(wakeFD)
+                shared.inRound = true
+                return .round
+            }
+            switch step {
+            case .stop:
+                return
+            case let .wait(nanoseconds):
+                // Woken by `stop()`, by callbacks queued for this thread, or the time.
+                if nanoseconds > 0 && creach_wait(-1, wakeFD, nanoseconds) > 0 { creach_wakeup_clear(wakeFD) }
+                continue
+            case .round:
+                break
+            }
             let started = creach_monotonic_ns()
             let (succeeded, results, error) = runRound(wakeFD: wakeFD)
-            if shared.withLock({ $0.stopping }) { return }
-            let (event, observers, state): (TrackerEvent?, [Observer], UplinkState) = shared.withLock { shared in
+            let state: UplinkState? = shared.withLock { shared in
+                shared.inRound = false
+                guard !shared.stopRequested else { return nil }
                 shared.round += 1
                 let previous = shared.score.state
-                guard shared.score.record(roundSucceeded: succeeded) != nil else {
-                    return (nil, [], shared.score.state)
-                }
+                guard shared.score.record(roundSucceeded: succeeded) != nil else { return shared.score.state }
                 let event = TrackerEvent(interface: configuration.interface, state: shared.score.state,
                                          previous: previous, score: shared.score.score, round: shared.round,
                                          results: results, error: error, timeNanoseconds: creach_monotonic_ns())
                 shared.last = event
-                return (event, shared.observers, shared.score.state)
+                for observer in shared.observers {
+                    let body = observer.body
+                    switch observer.queue.kind {
+                    case .monitorThread: shared.inline.append { body(event) }
+                    case let .enqueue(enqueue): enqueue { body(event) }
+                    }
+                }
+                return shared.score.state
             }
-            if let event {
-                for observer in observers { deliver(event, on: observer.queue, observer.body) }
-            }
+            guard let state else { return }
             // Start to start; a round that overran starts the next one at once.
             nextStart = max(started + nanoseconds(configuration.interval(in: state)), creach_monotonic_ns())
         }
+    }
+
+    /// Runs the callbacks queued for this thread, in order, outside the lock.
+    private func runInlineCallbacks() {
+        while true {
+            let work = shared.withLock { shared -> [@Sendable () -> Void] in
+                guard shared.callersDelivering == 0 else { return [] }
+                defer { shared.inline.removeAll(keepingCapacity: true) }
+                return shared.inline
+            }
+            if work.isEmpty { return }
+            for item in work { item() }
+        }
+    }
+
+    /// The thread's last act: runs what is still queued (an initial event
+    /// handed over just before the stop), then closes the wake-up fd under
+    /// the lock (so no signal can reach a recycled fd number), and marks the
+    /// tracker idle when `stop()` was called on this thread.
+    private func threadFinished() {
+        while true {
+            runInlineCallbacks()
+            let done = shared.withLock { shared -> Bool in
+                if !shared.inline.isEmpty && shared.callersDelivering == 0 { return false }
+                shared.inline.removeAll()
+                if shared.wakeFD >= 0 { close(shared.wakeFD) }
+                shared.wakeFD = -1
+                shared.threadActive = false
+                shared.inRound = false
+                if shared.selfDetached {
+                    shared.selfDetached = false
+                    shared.phase = .idle
+                }
+                return true
+            }
+            if done { break }
+        }
+        pthread_setspecific(UplinkTracker.trackerThreadKey, nil)
     }
 
     /// Probes hosts in order until `reliability` of them answered.
@@ -257,6 +442,10 @@ public final class UplinkTracker: Sendable {
         let options = configuration.probeOptions
         for host in configuration.hosts where answered < configuration.reliability {
             for _ in 0..<configuration.count {
+                // Callbacks queued meanwhile (a new observer's initial event)
+                // wait at most for one probe, not for the whole round.
+                runInlineCallbacks()
+                if shared.withLock({ $0.stopRequested }) { return (false, results, error) }   // one called stop()
                 let result: ProbeResult
                 do {
                     result = try prober.probe(host, method: configuration.method, options: options, wakeFD: wakeFD)
@@ -270,13 +459,6 @@ public final class UplinkTracker: Sendable {
             }
         }
         return (answered >= configuration.reliability, results, error)
-    }
-
-    private func deliver(_ event: TrackerEvent, on queue: DeliveryQueue, _ body: @escaping @Sendable (TrackerEvent) -> Void) {
-        switch queue.kind {
-        case .monitorThread: body(event)
-        case let .enqueue(enqueue): enqueue { body(event) }
-        }
     }
 }
 
