@@ -290,16 +290,22 @@ static int creach_ping_error_is_ours(const struct msghdr *msg, size_t n, const c
     return 0;
 }
 
+/* Entries creach_ping_error reads at most before the caller waits again
+ * (and checks its deadline): a flood of errors about other packets cannot
+ * hold the probe past its timeout; the rest keep POLLERR up. */
+#define CREACH_PING_ERR_BATCH 16
+
 /* Read the error queue of the ping socket @fd (IP_RECVERR) until it holds an
- * ICMP error about our echo @seq to @t or is empty; @buf receives the
- * quoted packets. Returns a CREACH_PING_ERR_* value, or -1 with errno.
- * Reading an ICMP error clears the socket's pending error (SO_ERROR) with it. */
+ * ICMP error about our echo @seq to @t, is empty, or CREACH_PING_ERR_BATCH
+ * entries were read; @buf receives the quoted packets. Returns a
+ * CREACH_PING_ERR_* value, or -1 with errno. Reading an ICMP error clears
+ * the socket's pending error (SO_ERROR) with it. */
 static int creach_ping_error(int fd, const creach_probe_target *t, uint16_t seq, void *buf, size_t buflen,
                              creach_probe_result *out, struct sock_extended_err *ee)
 {
-    int found = CREACH_PING_ERR_NONE;
+    int found = CREACH_PING_ERR_NONE, entries = 0;
 
-    for (;;) {
+    while (entries < CREACH_PING_ERR_BATCH) {
         union {
             struct cmsghdr align;
             uint8_t bytes[CMSG_SPACE(sizeof(struct sock_extended_err) + sizeof(struct sockaddr_in6)) + 128];
@@ -324,11 +330,13 @@ static int creach_ping_error(int fd, const creach_probe_target *t, uint16_t seq,
                 return found;
             return -1;
         }
+        entries++;
         if (creach_ping_error_is_ours(&msg, (size_t)n, t, seq, ee))
             return CREACH_PING_ERR_OURS;
         out->ignored++;
         found = CREACH_PING_ERR_OTHERS;
     }
+    return found;
 }
 
 /* Finish *out with an ICMP error about our echo read from the error queue:

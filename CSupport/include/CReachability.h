@@ -548,7 +548,7 @@ typedef struct {
                                unreachable), EHOSTUNREACH / ENETUNREACH (an ICMP error or no route),
                                EACCES (prohibit route), EBADMSG (an answer that does not parse),
                                ECANCELED (@wake_fd signalled) */
-    uint8_t icmp_type;      /* an ICMP error's type and code (raw sockets), else 0 */
+    uint8_t icmp_type;      /* an ICMP error's type and code (raw and ping sockets), else 0 */
     uint8_t icmp_code;
     uint8_t reserved[2];
     int32_t http_status;    /* HTTP: the response's status code, 0 when none was read */
@@ -574,7 +574,12 @@ int creach_probe_socket(int netns_fd, const creach_probe_target *t, int kind);
  * by id and seq (every ICMP message of the namespace arrives there) and an
  * ICMP error quoting the request ends the wait with EHOSTUNREACH or
  * ENETUNREACH; a datagram socket gets only its own replies (the kernel sets
- * the id), matched by seq. @buf (at least 256 bytes) receives datagrams.
+ * the id), matched by seq, and its ICMP errors on its error queue
+ * (creach_probe_socket sets IP_RECVERR / IPV6_RECVERR): one of origin
+ * ICMP / ICMP6 quoting our echo request (seq, destination) ends the wait
+ * with the errno the kernel derived from it (EHOSTUNREACH, ENETUNREACH,
+ * EACCES for an ICMPv6 administratively prohibited, ...); others are
+ * counted in ignored. @buf (at least 256 bytes) receives datagrams.
  * @wake_fd: an eventfd (creach_wakeup_open) that cancels the wait, or -1.
  * Returns 0 with *out filled, or -1 with errno EINVAL for bad arguments.
  */

@@ -177,7 +177,8 @@ private struct Exchange {
                                 options.payloadSize, timeout, wakeFD, buffer, Prober.bufferSize, &raw) == 0 else {
             throw .system(operation: "ICMP probe \(address)", errno: .current)
         }
-        return .done(result(raw, transport: transport, port: nil, fallbackReason: fallbackReason, outcome: outcome(raw)))
+        return .done(result(raw, transport: transport, port: nil, fallbackReason: fallbackReason,
+                            outcome: icmpOutcome(raw)))
     }
 
     func tcp(_ target: inout creach_probe_target, transport: ProbeTransport,
@@ -295,6 +296,14 @@ private struct Exchange {
         case ECANCELED: return .canceled
         default: return .unreachable(Errno(rawValue: raw.error))
         }
+    }
+
+    /// The outcome of an ICMP echo. A ping socket reports an ICMP error about
+    /// the echo with the errno the kernel derived from it, `.unreachable` like
+    /// the rest, except ECONNREFUSED (a port unreachable quoting the echo),
+    /// which is no TCP reset: as `.refused` it would answer an ICMP probe.
+    private func icmpOutcome(_ raw: creach_probe_result) -> ProbeOutcome {
+        raw.error == ECONNREFUSED ? .unreachable(Errno(rawValue: raw.error)) : outcome(raw)
     }
 
     private func result(_ raw: creach_probe_result, transport: ProbeTransport, port: UInt16?, fallbackReason: String?,
