@@ -115,6 +115,7 @@ final class RobustnessTests: NamespaceTestCase {
             while !stop.load(ordering: .relaxed) {
                 _ = try? runCommand(ipExecutable!, ["-n", ns.name, "addr", i % 2 == 0 ? "add" : "del", "10.2.0.1/24", "dev", "va"])
                 i += 1
+                usleep(5_000)   // a busy router's pace, not a storm: a dump fits between two changes
             }
         }
         flapper.start()

@@ -232,11 +232,11 @@ public final class ReachabilityEvaluator: Sendable {
         }.map(LinkState.init)
     }
 
-    /// Runs a dump, again from the start (at most `attempts` times) when the
-    /// kernel says a change raced it (`NLM_F_DUMP_INTR`, EAGAIN from the C
-    /// core), as libnl and NetworkManager do: a busy router must not make a
-    /// listing fail. Each attempt collects afresh.
-    private func retryingInterruptedDump<Item>(_ operation: String, attempts: Int = 8,
+    /// Runs a dump, again from the start (at most `attempts` times, about
+    /// 0.3 s in all) when the kernel says a change raced it (`NLM_F_DUMP_INTR`,
+    /// EAGAIN from the C core), as libnl and NetworkManager do: a busy router
+    /// must not make a listing fail. Each attempt collects afresh.
+    private func retryingInterruptedDump<Item>(_ operation: String, attempts: Int = 64,
                                                _ dump: (UnsafeMutableRawPointer, Int, Collected<Item>) -> Int32) throws(ReachabilityError) -> [Item] {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
         defer { buffer.deallocate() }
@@ -248,6 +248,8 @@ public final class ReachabilityEvaluator: Sendable {
                 throw .system(operation: error.rawValue == EAGAIN ? "\(operation) (interrupted \(attempts) times by changes)" : operation,
                               errno: error)
             }
+            // Changes come in bursts: give this one a moment to pass (0.5 ms, 1 ms, ... at most 5 ms).
+            usleep(UInt32(min(500 * attempt, 5_000)))
         }
         return []
     }
