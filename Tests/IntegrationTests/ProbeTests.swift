@@ -39,11 +39,9 @@ extension NamespaceTestCase {
         client.waitForState("wan0", "UP", file: file, line: line)
         return Uplink(client: client, responder: responder)
     }
-}
 
-final class ProbeTests: NamespaceTestCase {
-    /// Whether `condition` holds within `timeout` (a server thread counts asynchronously).
-    private func eventually(timeout: TimeInterval = 2, _ condition: () -> Bool) -> Bool {
+    /// Whether `condition` holds within `timeout` (another thread makes it true asynchronously).
+    func eventually(timeout: TimeInterval = 2, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             if Date() > deadline { return false }
@@ -51,7 +49,9 @@ final class ProbeTests: NamespaceTestCase {
         }
         return true
     }
+}
 
+final class ProbeTests: NamespaceTestCase {
     private func prober(_ ns: TestNamespace) throws -> Prober {
         try Prober(namespace: .named(ns.name))
     }

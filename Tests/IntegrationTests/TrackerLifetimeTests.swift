@@ -15,16 +15,6 @@ import Glibc
 #endif
 
 final class TrackerLifetimeTests: NamespaceTestCase {
-    /// Waits until `condition` holds, at most `timeout`; whether it did.
-    private func waitUntil(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(1000)
-        }
-        return true
-    }
-
     /// The name of the calling thread (/proc/thread-self/comm).
     private static func currentThreadName() -> String {
         ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
@@ -115,7 +105,7 @@ final class TrackerLifetimeTests: NamespaceTestCase {
         }
         // onEvent returned: the change has reached B (or 5 s passed).
         XCTAssertTrue(changeEntered.load(ordering: .acquiring), "no round published the blackhole's change")
-        XCTAssertTrue(waitUntil { events.withLock { $0.count } >= 2 && inside.load(ordering: .acquiring) == 0 })
+        XCTAssertTrue(eventually(timeout: 5) { events.withLock { $0.count } >= 2 && inside.load(ordering: .acquiring) == 0 })
         tracker.stop()
 
         let seen = events.withLock { $0 }
@@ -168,7 +158,7 @@ final class TrackerLifetimeTests: NamespaceTestCase {
         wakeFD.withLock { $0 = tracker.wakeFileDescriptor }
         XCTAssertTrue(tracker.isRunning)
 
-        XCTAssertTrue(waitUntil { stopReturned.load(ordering: .acquiring) }, "stop() from the callback never returned")
+        XCTAssertTrue(eventually(timeout: 5) { stopReturned.load(ordering: .acquiring) }, "stop() from the callback never returned")
         let report = observed.withLock { $0 }
         XCTAssertEqual(report.thread, "reach.tracker")
         XCTAssertFalse(report.runningAfterStop, "stopped")
@@ -178,9 +168,9 @@ final class TrackerLifetimeTests: NamespaceTestCase {
                        "the wake-up fd \(report.wakeFD) the thread still polls was closed under it")
 
         // The thread leaves once the callback returned, and takes its fd along.
-        XCTAssertTrue(waitUntil { self.threads(named: "reach.tracker") == trackerThreadsBefore && !tracker.isRunning },
+        XCTAssertTrue(eventually(timeout: 5) { self.threads(named: "reach.tracker") == trackerThreadsBefore && !tracker.isRunning },
                       "reach.tracker threads: \(threads(named: "reach.tracker")) (before: \(trackerThreadsBefore))")
-        XCTAssertTrue(waitUntil(timeout: 2) { tracker.wakeFileDescriptor == -1 })
+        XCTAssertTrue(eventually(timeout: 2) { tracker.wakeFileDescriptor == -1 })
         XCTAssertEqual(openFileDescriptors(), fdsBefore, "file descriptors left behind")
         tracker.stop()   // idempotent
         XCTAssertEqual(tracker.state, .offline)
@@ -189,13 +179,13 @@ final class TrackerLifetimeTests: NamespaceTestCase {
         try tracker.start()
         XCTAssertTrue(tracker.isRunning)
         // (The new thread names itself as it begins.)
-        XCTAssertTrue(waitUntil { self.threads(named: "reach.tracker") == trackerThreadsBefore + 1 })
+        XCTAssertTrue(eventually(timeout: 5) { self.threads(named: "reach.tracker") == trackerThreadsBefore + 1 })
         let again = Mutex<[(event: TrackerEvent, thread: String)]>([])
         tracker.onEvent { event in again.withLock { $0.append((event, Self.currentThreadName())) } }
-        XCTAssertTrue(waitUntil { again.withLock { $0.count } >= 1 }, "no initial event after start()")
+        XCTAssertTrue(eventually(timeout: 5) { again.withLock { $0.count } >= 1 }, "no initial event after start()")
         // ... until the uplink heals: observers hear of it.
         uplink.responder.run("route del blackhole 10.9.0.1/32")
-        XCTAssertTrue(waitUntil { again.withLock { $0.count } >= 2 }, "after start(): \(again.withLock { $0.map(\.event) })")
+        XCTAssertTrue(eventually(timeout: 5) { again.withLock { $0.count } >= 2 }, "after start(): \(again.withLock { $0.map(\.event) })")
         tracker.stop()
         XCTAssertFalse(tracker.isRunning)
         let events = again.withLock { $0 }
