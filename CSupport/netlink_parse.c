@@ -519,9 +519,15 @@ int creach_events_classify(const void *buf, size_t len, creach_events *ev)
                 ev->malformed++;
                 break;
             }
+            memcpy(&ifi, (const uint8_t *)msg + NLMSG_HDRLEN, sizeof(ifi));
+            /* A bridge's per-port message (AF_BRIDGE; its RTM_DELLINK means the
+             * port left the bridge, not that a link was deleted). */
+            if (ifi.ifi_family == AF_BRIDGE) {
+                ev->other++;
+                break;
+            }
             ev->link++;
             if (creach_msg_type(msg) == RTM_DELLINK) {
-                memcpy(&ifi, (const uint8_t *)msg + NLMSG_HDRLEN, sizeof(ifi));
                 if (ev->deleted_count < CREACH_EVENTS_MAX_DELETED)
                     ev->deleted[ev->deleted_count] = ifi.ifi_index;
                 if (ev->deleted_count < UINT32_MAX)

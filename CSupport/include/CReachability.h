@@ -198,7 +198,7 @@ int creach_uevent_value(const char *text, size_t len, const char *key, char *out
 #define CREACH_EVENTS_MAX_DELETED 8
 typedef struct {
     uint32_t messages;      /* netlink messages seen */
-    uint32_t link;          /* RTM_NEWLINK / RTM_DELLINK */
+    uint32_t link;          /* RTM_NEWLINK / RTM_DELLINK (AF_BRIDGE per-port messages count as other) */
     uint32_t addr4;         /* RTM_NEWADDR / RTM_DELADDR, AF_INET */
     uint32_t addr6;         /*   ... AF_INET6 */
     uint32_t route4;        /* RTM_NEWROUTE / RTM_DELROUTE, AF_INET */

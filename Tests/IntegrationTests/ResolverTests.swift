@@ -10,21 +10,13 @@ import Synchronization
 import XCTest
 
 final class ResolverTests: NamespaceTestCase {
-    /// /etc/netns/NAME/FILE for the test's namespace, removed when the test ends.
-    private func configure(_ ns: TestNamespace, _ files: [String: String]) throws {
-        let directory = "/etc/netns/\(ns.name)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
-        for (name, text) in files { try text.write(toFile: "\(directory)/\(name)", atomically: true, encoding: .utf8) }
-    }
-
     func testEachNamespaceResolvesWithItsOwnNameServerAndHostsFile() async throws {
         // Two clients, each with its own dnsmasq (at its own 10.9.0.2) giving another answer for one name.
         let a = try makeUplink(), b = try makeUplink()
         _ = try startDnsmasq(in: a.responder, address: "10.9.0.2", records: ["gw.test": "10.9.0.77"], readyFrom: a.client)
         _ = try startDnsmasq(in: b.responder, address: "10.9.0.2", records: ["gw.test": "10.9.0.88"], readyFrom: b.client)
-        try configure(a.client, ["resolv.conf": "nameserver 10.9.0.2\n", "hosts": "10.9.0.99 only-in-a.test\n"])
-        try configure(b.client, ["resolv.conf": "nameserver 10.9.0.2\n"])
+        try configureNetns(a.client, ["resolv.conf": "nameserver 10.9.0.2\n", "hosts": "10.9.0.99 only-in-a.test\n"])
+        try configureNetns(b.client, ["resolv.conf": "nameserver 10.9.0.2\n"])
 
         let inA = try ReachabilityEvaluator(namespace: .named(a.client.name))
         let inB = try ReachabilityEvaluator(namespace: .named(b.client.name))

@@ -1,6 +1,7 @@
 // Kernel corner cases on the real kernel (the robustness issue): lost
 // notifications and the interface-kind cache, the receive buffer past
-// rmem_max, nexthop objects, and dumps that race changes.
+// rmem_max, nexthop objects, dumps that race changes, and notifications that
+// change nothing (a bridge's flapping port, address lifetime refreshes).
 
 import Dispatch
 import Foundation
@@ -126,5 +127,70 @@ final class RobustnessTests: NamespaceTestCase {
         }
         stop.store(true, ordering: .relaxed)
         XCTAssertEqual(failures, [], "\(failures.count) of 100 listings failed")
+    }
+
+    /// Statistics-only link messages (`ip link set alias`), IPv6 lifetime
+    /// refreshes (`ip addr change ... valid_lft`, what a router advertisement
+    /// does) and a bridge's per-port messages change nothing the answers
+    /// read: no round, no lookup. A port that flaps changes the port (a round
+    /// each), but its bridge stays up, and the name is looked up at most once
+    /// a second, then once more after it settles.
+    func testNotificationsThatChangeNothingNeitherEvaluateNorResolveAgain() throws {
+        let ns = try makeNamespace()
+        ns.run("link add br0 type bridge", "addr add 10.70.0.1/24 dev br0", "link set br0 up",
+               "-6 addr add 2001:db8:70::1/64 dev br0 valid_lft 3600 preferred_lft 3600 nodad")
+        for port in ["p1", "p2"] {
+            ns.run("link add \(port) type veth peer name \(port)x", "link set \(port) master br0",
+                   "link set \(port) up", "link set \(port)x up")
+        }
+        XCTAssertTrue(ns.waitForState("br0", "UP"), ns.linkLine("br0"))
+        try configureNetns(ns, ["hosts": "10.70.0.8 gw.test\n"])
+        let barrier = Target.address(IPAddress("10.250.0.1")!)
+        // `monitor` evaluates; `names` looks up (its lookups are counted apart from any barrier's).
+        let (monitor, recorder) = try startMonitor(ns, [.address(IPAddress("10.70.0.7")!), barrier])
+        let (names, _) = try startMonitor(ns, [.host("gw.test")])
+        XCTAssertEqual(recorder.all.first?.status, .reachable(.wired))
+        var barriers = 0
+        /// A change of `barrier`, seen after everything before it was read.
+        func sync(_ what: String) {
+            ns.run(["route", barriers % 2 == 0 ? "add" : "del", "local", "10.250.0.1", "dev", "lo"])
+            barriers += 1
+            XCTAssertTrue(recorder.wait(timeout: 5) { $0.filter { !$0.isInitial && $0.target == barrier }.count == barriers },
+                          "\(what): barrier \(barriers) not seen")
+        }
+
+        // The first message about br0 and about its address since the start
+        // are changes (nothing is known yet); the 19 after each are not.
+        let start = monitor.counters, namesStart = names.counters
+        for i in 0 ..< 20 {
+            ns.run("link set br0 alias quiet\(i)",
+                   "-6 addr change 2001:db8:70::1/64 dev br0 valid_lft \(3000 - i) preferred_lft \(3000 - i)")
+        }
+        sync("quiet")
+        XCTAssertTrue(eventually(timeout: 5) { names.counters.events - namesStart.events >= 40 })
+        let quiet = monitor.counters, namesQuiet = names.counters
+        print("quiet: 20 alias changes + 20 lifetime refreshes: events +\(quiet.events - start.events), "
+              + "ignored +\(quiet.ignoredEvents - start.ignoredEvents), rounds +\(quiet.reevaluations - start.reevaluations), "
+              + "lookups +\(namesQuiet.resolutions - namesStart.resolutions)")
+        XCTAssertGreaterThanOrEqual(quiet.ignoredEvents - start.ignoredEvents, 38, "\(quiet)")
+        XCTAssertLessThanOrEqual(quiet.reevaluations - start.reevaluations, 3, "the two first messages and the barrier: \(quiet)")
+        XCTAssertLessThanOrEqual(namesQuiet.resolutions - namesStart.resolutions, 2, "\(namesQuiet)")
+
+        let started = Date()
+        for _ in 0 ..< 20 { ns.run("link set p2x down", "link set p2x up") }
+        sync("flaps")
+        let elapsed = Date().timeIntervalSince(started)
+        let flapped = monitor.counters, namesFlapped = names.counters
+        print(String(format: "flapping bridge port: 20 flaps in %.2f s: ", elapsed)
+              + "events +\(flapped.events - quiet.events), ignored +\(flapped.ignoredEvents - quiet.ignoredEvents), "
+              + "rounds +\(flapped.reevaluations - quiet.reevaluations), changes +\(flapped.changes - quiet.changes), "
+              + "lookups +\(namesFlapped.resolutions - namesQuiet.resolutions), "
+              + "deferred +\(namesFlapped.deferredResolutions - namesQuiet.deferredResolutions)")
+        XCTAssertEqual(recorder.nonInitial.filter { $0.target != barrier }.map { "\($0.target) \($0.status)" }, [], "br0 stayed up")
+        XCTAssertGreaterThan(flapped.ignoredEvents, quiet.ignoredEvents, "the bridge's per-port messages")
+        XCTAssertLessThanOrEqual(namesFlapped.resolutions - namesQuiet.resolutions, UInt64(elapsed) + 2, "at most one lookup a second")
+        XCTAssertGreaterThan(namesFlapped.deferredResolutions, namesQuiet.deferredResolutions)
+        // The lookups put off are not lost: one runs once the interval has passed.
+        XCTAssertTrue(eventually(timeout: 3) { names.counters.resolutions > namesQuiet.resolutions }, "the deferred lookup never ran")
     }
 }

@@ -572,6 +572,15 @@ class NamespaceTestCase: XCTestCase {
     }
 
     /// A fresh namespace, deleted when the test ends, pass or fail.
+    /// /etc/netns/NAME/FILE for the test's namespace (as `ip netns exec` shows
+    /// them), removed when the test ends.
+    func configureNetns(_ ns: TestNamespace, _ files: [String: String]) throws {
+        let directory = "/etc/netns/\(ns.name)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
+        for (name, text) in files { try text.write(toFile: "\(directory)/\(name)", atomically: true, encoding: .utf8) }
+    }
+
     func makeNamespace(file: StaticString = #filePath, line: UInt = #line) throws -> TestNamespace {
         try requireRoot(file: file, line: line)
         let namespace: TestNamespace

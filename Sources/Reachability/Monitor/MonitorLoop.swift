@@ -36,6 +36,10 @@ final class MonitorLoop: @unchecked Sendable {
         var resolveAgain = false
         /// A lookup is overdue after this (monotonic ns).
         var resolveDeadline: UInt64?
+        /// When the last lookup started (monotonic ns): the next waits until
+        /// `minimumResolveInterval` has passed, then starts at `resolveAt`.
+        var lastResolveStart: UInt64?
+        var resolveAt: UInt64?
         /// A first answer (or a timeout) exists: the target can be evaluated.
         var resolutionSettled = false
         var resolutionError: ReachabilityError?
@@ -56,6 +60,8 @@ final class MonitorLoop: @unchecked Sendable {
     private let buffer: UnsafeMutableRawPointer
     private let bufferSize = Int(CREACH_DUMP_BUFSIZ)
     private var watched: [Watched]
+    /// Which link and address notifications changed something (see `EventFilter`).
+    private var filter = EventFilter()
     /// The event socket is closed after a failure and opened again at this time.
     private var reopenAt: UInt64?
 
@@ -156,31 +162,33 @@ final class MonitorLoop: @unchecked Sendable {
     /// the settle time (bounded), so one burst gives one evaluation.
     private func drainBurst(into dirty: inout Dirty) {
         var events = creach_events()
+        var verdict = EventFilter.Verdict()
         var overflows: UInt64 = 0
         var unreadable: UInt64 = 0
         let start = creach_monotonic_ns()
         let settle = nanoseconds(core.configuration.settleTime)
         let limit = nanoseconds(core.configuration.maximumSettleTime)
         while true {
-            drainQueued(&events, overflows: &overflows, unreadable: &unreadable, dirty: &dirty)
+            drainQueued(&events, verdict: &verdict, overflows: &overflows, unreadable: &unreadable, dirty: &dirty)
             guard socket.fd >= 0 else { break }
             let elapsed = creach_monotonic_ns() &- start
             guard settle > 0, elapsed < limit else { break }
             let ready = creach_wait(socket.fd, -1, Int64(min(settle, limit - elapsed)))
             guard ready > 0 else { break }
         }
-        // A nexthop object may carry routes of either family.
-        if events.link > 0 || events.nexthop > 0 || events.malformed > 0 || overflows > 0 || unreadable > 0 { dirty.markAll() }
-        if events.addr4 > 0 || events.route4 > 0 || events.rule4 > 0 { dirty.v4 = true }
-        if events.addr6 > 0 || events.route6 > 0 || events.rule6 > 0 { dirty.v6 = true }
-        if events.link > 0 || events.addr4 > 0 || events.addr6 > 0 || events.rule4 > 0 || events.rule6 > 0
-            || overflows > 0 || unreadable > 0 || events.malformed > 0 {
+        // Links and addresses count only when they changed something (`verdict`);
+        // routes, rules and nexthops always do. A nexthop object may carry routes of either family.
+        let lost = events.malformed > 0 || overflows > 0 || unreadable > 0
+        if lost { filter.forgetAll() }
+        if verdict.link > 0 || events.nexthop > 0 || lost { dirty.markAll() }
+        if verdict.addr4 > 0 || events.route4 > 0 || events.rule4 > 0 { dirty.v4 = true }
+        if verdict.addr6 > 0 || events.route6 > 0 || events.rule6 > 0 { dirty.v6 = true }
+        if verdict.link > 0 || verdict.addr4 > 0 || verdict.addr6 > 0 || events.rule4 > 0 || events.rule6 > 0 || lost {
             dirty.network = true
         }
         // A deleted link's cached kind must not be reused for a new link. After
         // lost or unreadable events an RTM_DELLINK may be among them: forget all.
-        if events.deleted_count > UInt32(CREACH_EVENTS_MAX_DELETED) || overflows > 0 || unreadable > 0
-            || events.malformed > 0 {
+        if events.deleted_count > UInt32(CREACH_EVENTS_MAX_DELETED) || lost {
             core.evaluator.invalidateInterfaceCache()
         } else if events.deleted_count > 0 {
             let deleted = withUnsafeBytes(of: events.deleted) { Array($0.bindMemory(to: Int32.self).prefix(Int(events.deleted_count))) }
@@ -193,13 +201,14 @@ final class MonitorLoop: @unchecked Sendable {
             counters.overflows += overflows
             counters.droppedMalformed += UInt64(events.malformed) + unreadable
             counters.droppedForeign += foreign
+            counters.ignoredEvents += UInt64(verdict.ignored)
         }
     }
 
     /// Reads every datagram queued now (at most a bounded number, so a
     /// flood cannot keep the targets from being evaluated).
-    private func drainQueued(_ events: inout creach_events, overflows: inout UInt64, unreadable: inout UInt64,
-                             dirty: inout Dirty) {
+    private func drainQueued(_ events: inout creach_events, verdict: inout EventFilter.Verdict, overflows: inout UInt64,
+                             unreadable: inout UInt64, dirty: inout Dirty) {
         for _ in 0..<4096 {
             let n = creach_nl_recv_event(&socket, buffer, bufferSize)
             if n == 0 { return }
@@ -215,6 +224,7 @@ final class MonitorLoop: @unchecked Sendable {
             }
             // A broken datagram is counted in events.malformed by the classifier.
             _ = creach_events_classify(buffer, n, &events)
+            filter.apply(datagram: buffer, length: n, to: &verdict)
         }
     }
 
@@ -249,6 +259,7 @@ final class MonitorLoop: @unchecked Sendable {
         consider(reopenAt)
         for item in watched {
             consider(item.resolveDeadline)
+            consider(item.resolveAt)
             consider(item.retryAt)
             consider(item.validateAt)
         }
@@ -271,6 +282,10 @@ final class MonitorLoop: @unchecked Sendable {
                     watched[index].resolutionError = .resolutionTimedOut(host: name)
                     dirty.targets.insert(index)
                 }
+            }
+            if let resolveAt = watched[index].resolveAt, resolveAt <= now {
+                watched[index].resolveAt = nil
+                startResolution(index)
             }
             if let retryAt = watched[index].retryAt, retryAt <= now {
                 watched[index].retryAt = nil
@@ -383,9 +398,20 @@ final class MonitorLoop: @unchecked Sendable {
             watched[index].resolveAgain = true
             return
         }
+        // A name is looked up at most once per minimumResolveInterval: a link
+        // that flaps asks again and again, and one lookup after it settles answers them all.
+        let now = creach_monotonic_ns()
+        let interval = nanoseconds(core.configuration.minimumResolveInterval)
+        if let last = watched[index].lastResolveStart, now &- last < interval {
+            if watched[index].resolveAt == nil { watched[index].resolveAt = last &+ interval }
+            core.updateCounters { $0.deferredResolutions += 1 }
+            return
+        }
+        watched[index].resolveAt = nil
+        watched[index].lastResolveStart = now
         watched[index].resolving = true
         watched[index].resolveAgain = false
-        watched[index].resolveDeadline = creach_monotonic_ns() &+ nanoseconds(core.configuration.resolveTimeout)
+        watched[index].resolveDeadline = now &+ nanoseconds(core.configuration.resolveTimeout)
         core.updateCounters { $0.resolutions += 1 }
         let core = self.core, generation = self.generation
         do {

@@ -81,6 +81,18 @@ public struct MonitorCounters: Hashable, Sendable {
     public var droppedMalformed: UInt64 = 0
     /// Host-name resolutions started.
     public var resolutions: UInt64 = 0
+    /// Re-resolutions put off because the name was resolved less than
+    /// `Configuration.minimumResolveInterval` ago (a flapping link asks again and again).
+    public var deferredResolutions: UInt64 = 0
+    /// Link and address notifications that changed nothing the answers depend
+    /// on (a bridge's per-port message, a statistics update or wireless scan,
+    /// an IPv6 address lifetime refreshed by a router advertisement): no target
+    /// was evaluated again and no name resolved again for them.
+    public var ignoredEvents: UInt64 = 0
+    /// Changes that replaced one an observer had not taken yet (a stream not
+    /// iterated, a blocked callback queue): each observer holds at most one
+    /// pending change per target, the latest, so memory stays bounded.
+    public var coalesced: UInt64 = 0
     /// Times the event socket failed and was opened again.
     public var recoveries: UInt64 = 0
     /// Validation probes whose verdict was applied.

@@ -11,7 +11,11 @@
 /// Every observer first receives each target's current state once, marked
 /// `isInitial`, then its changes. Host names are resolved on threads of their
 /// own (never the event thread or the caller's), with a timeout, and again
-/// after a link, address or rule change, or when some result changed.
+/// after a link, address or rule change, or when some result changed (at most
+/// once per `minimumResolveInterval`). Notifications that change nothing the
+/// answers read (a statistics update, a wireless scan, a bridge's per-port
+/// message, an IPv6 lifetime refresh) neither evaluate nor resolve again:
+/// `counters.ignoredEvents` counts them (see `EventFilter`).
 ///
 /// Lifetime: `stop()` ends every observation and releases the socket and the
 /// thread. A monitor that is still observed keeps running even when the last
@@ -22,6 +26,11 @@ public final class ReachabilityMonitor: Sendable {
         /// How long a host-name lookup may take before the target is reported
         /// as unresolved (the lookup's late answer is still used).
         public var resolveTimeout: Duration = .seconds(5)
+        /// A host name is looked up again after a link, address or rule change,
+        /// but at most once per this interval (a flapping link or a burst of
+        /// changes gives one lookup once it settles; `counters.deferredResolutions`
+        /// counts the requests put off). Zero looks up after every change.
+        public var minimumResolveInterval: Duration = .seconds(1)
         /// After a notification, wait this long for the burst to go quiet
         /// before evaluating, so one `ip link set down` (which sends several
         /// notifications) gives one change...
@@ -49,6 +58,9 @@ public final class ReachabilityMonitor: Sendable {
             }
             let zero = Duration.zero
             guard resolveTimeout > zero else { throw .invalidConfiguration("resolveTimeout \(resolveTimeout)", reason: "must be positive") }
+            guard minimumResolveInterval >= zero, minimumResolveInterval <= .seconds(3600) else {
+                throw .invalidConfiguration("minimumResolveInterval \(minimumResolveInterval)", reason: "must be 0...3600 s")
+            }
             guard retryInterval > zero else { throw .invalidConfiguration("retryInterval \(retryInterval)", reason: "must be positive") }
             guard settleTime >= zero, maximumSettleTime >= settleTime else {
                 throw .invalidConfiguration("settleTime \(settleTime)", reason: "must be 0...maximumSettleTime (\(maximumSettleTime))")
