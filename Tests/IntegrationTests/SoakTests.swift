@@ -3,6 +3,8 @@
 // the library's threads must come back to exactly their starting values, and
 // RSS must not grow with the number of cycles.
 //
+// A third soak stalls consumers while links flap: memory must stay flat.
+//
 // REACH_SOAK_CYCLES sets the number of cycles (CI: the default, a bounded
 // run; `make soak`: 10,000). Each test prints its figures.
 
@@ -103,6 +105,15 @@ final class SoakTests: NamespaceTestCase {
         return now
     }
 
+    /// Takes va down, then up again; each is seen by `counter` before the next.
+    private func flap(_ links: LinkControl, seenBy counter: ChangeCounter, _ index: Int) throws {
+        let seen = counter.count
+        try links.set("va", up: false)
+        guard counter.wait(beyond: seen, for: .notReachable) else { throw TestStopped(reason: "flap \(index): down not seen") }
+        try links.set("va", up: true)
+        guard counter.wait(beyond: seen + 1, for: .reachable(.wired)) else { throw TestStopped(reason: "flap \(index): up not seen") }
+    }
+
     func testLinkFlapsUnderOneMonitorLeaveNothingBehind() throws {
         // A neighbour on va's own subnet: its connected route leaves with the
         // link and comes back with it (a default route would not come back).
@@ -124,19 +135,11 @@ final class SoakTests: NamespaceTestCase {
             try monitor.start()
             XCTAssertTrue(counter.wait(beyond: 0, for: .reachable(.wired)), "no initial state")
 
-            // Every flap is seen: down, then up again, before the next one.
-            func flap(_ index: Int) throws {
-                let seen = counter.count
-                try links.set("va", up: false)
-                guard counter.wait(beyond: seen, for: .notReachable) else { throw TestStopped(reason: "flap \(index): down not seen") }
-                try links.set("va", up: true)
-                guard counter.wait(beyond: seen + 1, for: .reachable(.wired)) else { throw TestStopped(reason: "flap \(index): up not seen") }
-            }
             let warmUp = max(10, cycles / 10)
-            for index in 0..<warmUp { try flap(index) }
+            for index in 0..<warmUp { try flap(links, seenBy: counter, index) }
             let before = ProcessResources.now()
             let started = Date()
-            for index in warmUp..<(warmUp + cycles) { try flap(index) }
+            for index in warmUp..<(warmUp + cycles) { try flap(links, seenBy: counter, index) }
             let elapsed = Date().timeIntervalSince(started)
             let after = ProcessResources.now()
             let counters = monitor.counters
@@ -183,5 +186,67 @@ final class SoakTests: NamespaceTestCase {
               + "before: \(before); after: \(after); RSS \(after.rssKB - before.rssKB >= 0 ? "+" : "")\(after.rssKB - before.rssKB) kB")
         XCTAssertEqual(before.libraryThreads, 0, "a monitor thread outlived stop()")
         assertReturned(after, to: before, "after \(cycles) cycles")
+    }
+
+    /// Consumers that stop reading: a `changes()` and a `statusChanges()`
+    /// stream that nobody iterates, and a callback whose queue never runs.
+    /// Each flap is a real change (a live observer sees it), yet memory stays
+    /// flat: each stalled observer holds the latest change per target, and
+    /// its queue holds one drain. Once read, each sees the current state.
+    /// 10 flaps per cycle: 3,000 in `make test`, 100,000 in `make soak`.
+    func testAStalledConsumerHoldsOnePendingChangePerTarget() async throws {
+        let flaps = cycles * 10
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let links = try ns.linkControl()
+        let monitor = try ReachabilityMonitor(targets: [.address(try IPAddress(parsing: "10.1.0.7"))],
+                                              namespace: .named(ns.name))
+        defer { monitor.stop() }
+        let stalledChanges = monitor.changes()
+        let stalledStatuses = monitor.statusChanges()
+        final class BlockedQueue: Sendable { let work = Mutex<[@Sendable () -> Void]>([]) }
+        let blocked = BlockedQueue()
+        let stalledCalls = Atomic<Int>(0)
+        monitor.onChange(on: .custom { work in blocked.work.withLock { $0.append(work) } }) { _ in
+            stalledCalls.add(1, ordering: .relaxed)
+        }
+        let counter = ChangeCounter()
+        monitor.onChange { counter.record($0) }
+        try monitor.start()
+        XCTAssertTrue(counter.wait(beyond: 0, for: .reachable(.wired)), "no initial state")
+
+        let warmUp = max(10, flaps / 10)
+        for index in 0..<warmUp { try flap(links, seenBy: counter, index) }
+        let before = ProcessResources.now()
+        let started = Date()
+        for index in warmUp..<(warmUp + flaps) { try flap(links, seenBy: counter, index) }
+        let elapsed = Date().timeIntervalSince(started)
+        let after = ProcessResources.now()
+        let counters = monitor.counters
+        let queued = blocked.work.withLock { $0.count }
+        print("soak: stalled consumer: \(flaps) link flaps (\(2 * flaps) changes) in \(String(format: "%.1f", elapsed)) s; "
+              + "RSS before \(before.rssKB) kB, after \(after.rssKB) kB (\(after.rssKB - before.rssKB >= 0 ? "+" : "")"
+              + "\(after.rssKB - before.rssKB) kB); coalesced \(counters.coalesced); closures on the blocked queue \(queued)")
+        if !underAddressSanitizer {
+            XCTAssertLessThanOrEqual(after.rssKB - before.rssKB, rssAllowanceKB, "RSS grew with a stalled consumer")
+        }
+        XCTAssertEqual(queued, 1, "one drain waits on the blocked queue, not one closure per change")
+        // Three stalled observers, two changes a flap: all but the first of each replaced a pending one.
+        XCTAssertGreaterThanOrEqual(counters.coalesced, UInt64(3 * 2 * (warmUp + flaps) - 3))
+
+        // Reading again: the current state, once; then the next change as it comes.
+        for work in blocked.work.withLock({ $0 }) { work() }
+        XCTAssertEqual(stalledCalls.load(ordering: .relaxed), 1)
+        var changes = stalledChanges.makeAsyncIterator()
+        var statuses = stalledStatuses.makeAsyncIterator()
+        let first = await changes.next(), firstStatus = await statuses.next()
+        XCTAssertEqual(first?.isInitial, true, "never read: still the initial state, now current")
+        XCTAssertEqual(first?.status, .reachable(.wired))
+        XCTAssertEqual(firstStatus?.status, .reachable(.wired))
+        try links.set("va", up: false)
+        let next = await changes.next(), nextStatus = await statuses.next()
+        XCTAssertEqual(next?.status, .notReachable)
+        XCTAssertEqual(next?.previous?.status, .reachable(.wired), "previous: what this consumer saw")
+        XCTAssertEqual(nextStatus?.previousStatus, .reachable(.wired))
     }
 }

@@ -10,11 +10,14 @@ import Glibc
 /// event thread's own state (socket, buffers, per-target bookkeeping) lives
 /// in `MonitorLoop` and is touched by that thread alone.
 final class MonitorCore: Sendable {
+    /// An observer: where its changes wait (one per target at most) and how
+    /// it learns that some are waiting: a stream's doorbell (a buffer of one
+    /// element), or a drain queued on its delivery queue (at most one at a time).
     enum Sink: Sendable {
-        case changes(AsyncStream<ReachabilityChange>.Continuation)
-        case statusChanges(AsyncStream<StatusChange>.Continuation)
-        case callback(DeliveryQueue, @Sendable (ReachabilityChange) -> Void)
-        case statusCallback(DeliveryQueue, reachable: Bool, @Sendable (StatusChange) -> Void)
+        case changes(PendingChanges<ReachabilityChange>, doorbell: AsyncStream<Void>.Continuation)
+        case statusChanges(PendingChanges<StatusChange>, doorbell: AsyncStream<Void>.Continuation)
+        case callback(DeliveryQueue, PendingChanges<ReachabilityChange>, @Sendable (ReachabilityChange) -> Void)
+        case statusCallback(DeliveryQueue, reachable: Bool, PendingChanges<StatusChange>, @Sendable (StatusChange) -> Void)
     }
 
     enum Phase {
@@ -219,12 +222,22 @@ final class MonitorCore: Sendable {
             return Array(shared.observers.values)
         }
         // Outside the lock: finishing a stream runs its termination handler.
+        // A stream still hands out what is pending, then ends.
         for sink in sinks {
             switch sink {
-            case let .changes(continuation): continuation.finish()
-            case let .statusChanges(continuation): continuation.finish()
-            case .callback, .statusCallback: break
+            case let .changes(_, doorbell): doorbell.finish()
+            case let .statusChanges(_, doorbell): doorbell.finish()
+            case .callback, .statusCallback: MonitorCore.discardCallbacks(of: sink)
             }
+        }
+    }
+
+    /// A callback observer that is gone gets nothing more, not even what was pending.
+    private static func discardCallbacks(of sink: Sink) {
+        switch sink {
+        case let .callback(_, pending, _): pending.discard()
+        case let .statusCallback(_, _, pending, _): pending.discard()
+        case .changes, .statusChanges: break
         }
     }
 
@@ -239,8 +252,10 @@ final class MonitorCore: Sendable {
             shared.nextObserverID += 1
             shared.observers[id] = sink
             // The states known so far, as this observer's initial ones.
-            for case let change? in shared.latest {
-                MonitorCore.deliver(change.asInitial(), status: MonitorCore.initialStatus(change), to: sink, in: &shared)
+            for (index, latest) in shared.latest.enumerated() {
+                guard let change = latest else { continue }
+                MonitorCore.deliver(change.asInitial(), status: MonitorCore.initialStatus(change), target: index, to: sink,
+                                    in: &shared)
             }
             return id
         }
@@ -248,7 +263,7 @@ final class MonitorCore: Sendable {
 
     func removeObserver(_ id: UInt64) {
         let stopNow = shared.withLock { shared -> Bool in
-            shared.observers[id] = nil
+            if let sink = shared.observers.removeValue(forKey: id) { MonitorCore.discardCallbacks(of: sink) }
             return shared.handleReleased && shared.observers.isEmpty
         }
         if stopNow { stop() }
@@ -283,7 +298,7 @@ final class MonitorCore: Sendable {
                     status = nil
                 }
                 for sink in shared.observers.values {
-                    MonitorCore.deliver(change, status: status, to: sink, in: &shared)
+                    MonitorCore.deliver(change, status: status, target: index, to: sink, in: &shared)
                 }
             }
         }
@@ -305,17 +320,32 @@ final class MonitorCore: Sendable {
     }
 
     /// Called with the lock held: streams and enqueue functions do not block.
-    private static func deliver(_ change: ReachabilityChange, status: StatusChange?, to sink: Sink, in shared: inout Shared) {
+    /// The change waits in the observer's pending slot of its target (replacing
+    /// one not taken yet); the observer is told once, not once per change.
+    private static func deliver(_ change: ReachabilityChange, status: StatusChange?, target index: Int, to sink: Sink,
+                                in shared: inout Shared) {
         switch sink {
-        case let .changes(continuation):
-            continuation.yield(change)
-        case let .statusChanges(continuation):
-            if let status { continuation.yield(status) }
-        case let .callback(queue, handler):
-            schedule({ handler(change) }, on: queue, in: &shared)
-        case let .statusCallback(queue, reachable, handler):
-            if let status, status.isReachable == reachable { schedule({ handler(status) }, on: queue, in: &shared) }
+        case let .changes(pending, doorbell):
+            if pending.put(change, target: index) { shared.counters.coalesced += 1 }
+            doorbell.yield()
+        case let .statusChanges(pending, doorbell):
+            guard let status else { return }
+            if pending.put(status, target: index) { shared.counters.coalesced += 1 }
+            doorbell.yield()
+        case let .callback(queue, pending, handler):
+            if pending.put(change, target: index) { shared.counters.coalesced += 1 }
+            if pending.claimDrain() { schedule(drain(pending, into: handler), on: queue, in: &shared) }
+        case let .statusCallback(queue, reachable, pending, handler):
+            guard let status, status.isReachable == reachable else { return }
+            if pending.put(status, target: index) { shared.counters.coalesced += 1 }
+            if pending.claimDrain() { schedule(drain(pending, into: handler), on: queue, in: &shared) }
         }
+    }
+
+    /// The work queued for a callback observer: hand it everything pending, in order.
+    private static func drain<Change: Sendable>(_ pending: PendingChanges<Change>,
+                                                into handler: @escaping @Sendable (Change) -> Void) -> @Sendable () -> Void {
+        { while let change = pending.takeOrEndDrain() { handler(change) } }
     }
 
     private static func schedule(_ work: @escaping @Sendable () -> Void, on queue: DeliveryQueue, in shared: inout Shared) {

@@ -129,26 +129,45 @@ public final class ReachabilityMonitor: Sendable {
     /// Every change of every target, after each target's initial state. Each
     /// call is a new observer; the stream ends when the monitor stops, and
     /// keeps the monitor alive while it is iterated.
+    ///
+    /// A consumer that falls behind misses no current state and costs bounded
+    /// memory: at most one change per target waits, the latest, with `previous`
+    /// being what the consumer saw last (`counters.coalesced`).
     public func changes() -> AsyncStream<ReachabilityChange> {
-        let (stream, continuation) = AsyncStream<ReachabilityChange>.makeStream()
-        let id = core.addObserver(.changes(continuation))
-        continuation.onTermination = { _ in self.core.removeObserver(id) }
-        return stream
+        stream { pending, doorbell in .changes(pending, doorbell: doorbell) } merge: { ReachabilityChange.coalesced($0, $1) }
     }
 
-    /// Status changes only (and each target's initial status).
+    /// Status changes only (and each target's initial status), coalesced as `changes()`.
     public func statusChanges() -> AsyncStream<StatusChange> {
-        let (stream, continuation) = AsyncStream<StatusChange>.makeStream()
-        let id = core.addObserver(.statusChanges(continuation))
-        continuation.onTermination = { _ in self.core.removeObserver(id) }
-        return stream
+        stream { pending, doorbell in .statusChanges(pending, doorbell: doorbell) } merge: { StatusChange.coalesced($0, $1) }
     }
 
-    /// Calls `handler` with each target's initial state and every change.
+    /// A stream over an observer's pending changes: a doorbell (buffer of one)
+    /// says that some wait, and the stream takes them oldest first. Dropping
+    /// or cancelling the stream ends the doorbell, which removes the observer.
+    private func stream<Change: Sendable>(_ sink: (PendingChanges<Change>, AsyncStream<Void>.Continuation) -> MonitorCore.Sink,
+                                          merge: @escaping @Sendable (Change, Change) -> Change?) -> AsyncStream<Change> {
+        let pending = PendingChanges<Change>(targets: targets.count, merge: merge)
+        let (doorbell, ring) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = core.addObserver(sink(pending, ring))
+        ring.onTermination = { _ in self.core.removeObserver(id) }
+        let listener = DoorbellListener(doorbell.makeAsyncIterator())
+        return AsyncStream {
+            while true {
+                if let change = pending.take() { return change }
+                guard await listener.next() else { return pending.take() }
+            }
+        }
+    }
+
+    /// Calls `handler` with each target's initial state and every change. A
+    /// handler that falls behind (a blocked queue) gets the latest change of
+    /// each target once it runs again, as `changes()` does.
     @discardableResult
     public func onChange(on queue: DeliveryQueue = .monitorThread,
                          _ handler: @escaping @Sendable (ReachabilityChange) -> Void) -> MonitorObservation {
-        observation(core.addObserver(.callback(queue, handler)))
+        let pending = PendingChanges<ReachabilityChange>(targets: targets.count) { ReachabilityChange.coalesced($0, $1) }
+        return observation(core.addObserver(.callback(queue, pending, handler)))
     }
 
     /// Calls `handler` when a target's status becomes reachable (and with the
@@ -156,7 +175,7 @@ public final class ReachabilityMonitor: Sendable {
     @discardableResult
     public func whenReachable(on queue: DeliveryQueue = .monitorThread,
                               _ handler: @escaping @Sendable (StatusChange) -> Void) -> MonitorObservation {
-        observation(core.addObserver(.statusCallback(queue, reachable: true, handler)))
+        statusObservation(on: queue, reachable: true, handler)
     }
 
     /// Calls `handler` when a target's status becomes not reachable (and with
@@ -164,7 +183,7 @@ public final class ReachabilityMonitor: Sendable {
     @discardableResult
     public func whenUnreachable(on queue: DeliveryQueue = .monitorThread,
                                 _ handler: @escaping @Sendable (StatusChange) -> Void) -> MonitorObservation {
-        observation(core.addObserver(.statusCallback(queue, reachable: false, handler)))
+        statusObservation(on: queue, reachable: false, handler)
     }
 
     /// The latest state of each target, one per target in the order of
@@ -193,8 +212,25 @@ public final class ReachabilityMonitor: Sendable {
     /// The event socket's netlink port id while running (for tests that send to it).
     var eventPortID: UInt32? { core.eventPortID }
 
+    private func statusObservation(on queue: DeliveryQueue, reachable: Bool,
+                                   _ handler: @escaping @Sendable (StatusChange) -> Void) -> MonitorObservation {
+        let pending = PendingChanges<StatusChange>(targets: targets.count) { StatusChange.coalesced($0, $1) }
+        return observation(core.addObserver(.statusCallback(queue, reachable: reachable, pending, handler)))
+    }
+
     private func observation(_ id: UInt64) -> MonitorObservation {
         let core = self.core
         return MonitorObservation { core.removeObserver(id) }
     }
+}
+
+/// The iterator of a stream's doorbell, used by one consumer at a time (an
+/// `AsyncStream` is iterated by one task), hence `@unchecked Sendable`.
+private final class DoorbellListener: @unchecked Sendable {
+    private var iterator: AsyncStream<Void>.Iterator
+    init(_ iterator: AsyncStream<Void>.Iterator) { self.iterator = iterator }
+
+    /// Waits for a ring; false when the doorbell ended (the monitor stopped,
+    /// or the consuming task was cancelled).
+    func next() async -> Bool { await iterator.next() != nil }
 }
