@@ -46,9 +46,14 @@ let package = Package(
             // Binary netlink captures, read by path (#filePath) in the parser tests.
             exclude: ["Fixtures"]
         ),
+        // Raw syscalls the integration tests need (per-thread setresuid for the RLIMIT_NPROC test).
+        .target(
+            name: "CTestSupport",
+            path: "Tests/CTestSupport"
+        ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Reachability", "CReachability"]
+            dependencies: ["Reachability", "CReachability", "CTestSupport"]
         ),
     ]
 )

@@ -4,6 +4,9 @@
  */
 #include "creach_internal.h"
 
+#include <stdatomic.h>
+#include <stdbool.h>
+
 #ifdef __linux__
 
 #include <errno.h>
@@ -122,8 +125,37 @@ int creach_nl_put_attr(struct nlmsghdr *req, size_t cap, uint16_t type, const vo
  * Datagrams from any other sender (a process can unicast to our portid)
  * are dropped and counted, never parsed.
  */
+/* The fault seam (creach_nl_inject_recv_error): which socket, what errno, how many times. */
+static _Atomic uint32_t creach_fault_portid;
+static _Atomic int creach_fault_errno;
+static _Atomic uint32_t creach_fault_count;
+
+void creach_nl_inject_recv_error(uint32_t portid, int err, uint32_t count)
+{
+    atomic_store(&creach_fault_count, 0);
+    atomic_store(&creach_fault_portid, portid);
+    atomic_store(&creach_fault_errno, err);
+    atomic_store(&creach_fault_count, err != 0 ? count : 0);
+}
+
+/* Whether this receive on @nl is one of the injected failures (errno set). */
+static bool creach_fault_fires(const creach_nl *nl)
+{
+    uint32_t left = atomic_load_explicit(&creach_fault_count, memory_order_relaxed);
+
+    while (left > 0 && nl->portid == atomic_load(&creach_fault_portid)) {
+        if (atomic_compare_exchange_weak(&creach_fault_count, &left, left - 1)) {
+            errno = atomic_load(&creach_fault_errno);
+            return true;
+        }
+    }
+    return false;
+}
+
 static ssize_t creach_nl_recv(creach_nl *nl, void *buf, size_t buflen, int flags)
 {
+    if (creach_fault_fires(nl))
+        return -1;
     for (;;) {
         struct sockaddr_nl from;
         struct iovec iov = { .iov_base = buf, .iov_len = buflen };

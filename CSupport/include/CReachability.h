@@ -426,6 +426,15 @@ int creach_nl_open(creach_nl *nl, uint32_t groups, int netns_fd);
 void creach_nl_close(creach_nl *nl);
 
 /**
+ * creach_nl_inject_recv_error - the fault seam: every datagram the C core
+ * reads from a netlink socket (replies, dumps, events) goes through one
+ * receive function; the next @count receives on the socket whose portid is
+ * @portid fail there with @err before recvmsg is called. @err 0 clears it.
+ * For tests: it shows what an unexpected errno from the kernel does.
+ */
+void creach_nl_inject_recv_error(uint32_t portid, int err, uint32_t count);
+
+/**
  * creach_route_get - RTM_GETROUTE for one address.
  * @buf, @buflen: caller's receive buffer (CREACH_REPLY_BUFSIZ is enough)
  * Returns 0 with *out filled (out->error != 0 when the kernel refused the

@@ -51,6 +51,8 @@ public final class ReachabilityEvaluator: Sendable {
     /// resolver threads hold it too); fd -1 for the current one.
     let namespaceHandle: NamespaceHandle
     var namespaceFD: Int32 { namespaceHandle.fd }
+    /// The request socket's netlink port id (for tests that inject faults into it).
+    var portID: UInt32 { session.withLock { $0.netlink.portid } }
 
     /// Opens a netlink socket (and sysfs) in `namespace`.
     /// - Throws: `.unknownNamespace`, `.permissionDenied` when the process may

@@ -241,10 +241,15 @@ final class MonitorLoop: @unchecked Sendable {
         do {
             socket = try MonitorLoop.openEventSocket(evaluator: core.evaluator, configuration: core.configuration)
             reopenAt = nil
-            let size = MonitorLoop.receiveBufferSize(socket)
-            core.updateCounters { $0.recoveries += 1; $0.receiveBufferSize = size }
+            let size = MonitorLoop.receiveBufferSize(socket), port = socket.portid
+            core.shared.withLock { shared in
+                shared.counters.recoveries += 1
+                shared.counters.receiveBufferSize = size
+                shared.eventPortID = port
+            }
         } catch {
             socket.fd = -1
+            core.shared.withLock { $0.eventPortID = nil }
             reopenAt = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
         }
     }
