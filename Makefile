@@ -78,13 +78,15 @@ test-sanitize: setup
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SWIFT_BACKTRACE=enable=no \
 		$(SWIFT) test --skip-build --disable-swift-testing $(SANITIZE_FLAGS)
 
-# Soak: 10,000 link flaps under one monitor and 10,000 monitor start/stop
-# cycles; file descriptors, library threads and RSS must come back to where
-# they started. `make test` runs the same tests with 300 cycles.
+# Soak: 10,000 link flaps under one monitor, 10,000 monitor start/stop
+# cycles, and 100,000 flaps with stalled consumers (10 per cycle); file
+# descriptors, library threads and RSS must come back to where they started.
+# Then the fault cases (injected netlink errno, descriptor and thread limits,
+# the namespace deleted). `make test` runs the same tests with 300 cycles.
 SOAK_CYCLES ?= 10000
 soak: setup
-	REACH_SOAK_CYCLES=$(SOAK_CYCLES) $(SWIFT) test --disable-swift-testing --filter SoakTests 2>&1 | \
-		grep -E "^soak:|error|Executed"; exit $${PIPESTATUS[0]}
+	REACH_SOAK_CYCLES=$(SOAK_CYCLES) $(SWIFT) test --disable-swift-testing --filter "SoakTests|FaultTests" 2>&1 | \
+		grep -E "^soak:|^at the|^threads refused|error|Executed"; exit $${PIPESTATUS[0]}
 
 # libFuzzer on every C parser (Fuzz/README.md): FUZZ_SECONDS per harness.
 FUZZ_SECONDS ?= 60
