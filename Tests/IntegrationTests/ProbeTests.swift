@@ -437,6 +437,40 @@ final class ProbeTests: NamespaceTestCase {
         XCTAssertEqual(online.score, 5)
     }
 
+    /// A round probes its hosts at once, so the bound README states
+    /// (interval + (down − 1) × interval + count × timeout: 1.9 s here) holds
+    /// for 1, 2 and 8 hosts that all go dead; probed one after another, 2
+    /// hosts took 2.8 s and 8 hosts about 10 s.
+    func testTrackerGoesOfflineWithinTheBoundWhateverTheNumberOfDeadHosts() throws {
+        let bound = 0.5 + 2 * 0.5 + 0.4
+        var timings: [String] = []
+        for count in [1, 2, 8] {
+            let uplink = try makeUplink()
+            let hosts = (2 ..< 2 + count).map { IPAddress("10.9.0.\($0)")! }
+            for host in hosts.dropFirst() {
+                uplink.responder.run("addr add \(host)/24 dev peer0")
+                uplink.client.run("neigh replace \(host) lladdr 02:00:0a:09:00:02 dev wan0 nud permanent")
+            }
+            let configuration = UplinkTracker.Configuration(
+                interface: "wan0", hosts: hosts, timeout: .milliseconds(400), interval: .milliseconds(500), down: 3, up: 2)
+            let tracker = try UplinkTracker(configuration: configuration, namespace: .named(uplink.client.name))
+            let recorder = EventRecorder()
+            tracker.onEvent { event in recorder.events.withLock { $0.append(event) } }
+            try tracker.start()
+            defer { tracker.stop() }
+            let killed = creach_monotonic_ns()
+            uplink.responder.run("route add blackhole 10.9.0.1/32")   // no host's answer comes back
+            let offline = try XCTUnwrap(recorder.wait(for: .offline, after: 1, timeout: 12),
+                                        "\(count) hosts: never offline: \(recorder.states)")
+            let detection = Double(offline.timeNanoseconds - killed) / 1e9
+            timings.append("\(count) dead host\(count == 1 ? "" : "s"): \(String(format: "%.3f", detection)) s")
+            XCTAssertLessThan(detection, bound + 0.25, "\(count) hosts: offline later than the bound \(bound) s")
+            XCTAssertEqual(offline.results.count, count, "every host probed in the round")
+            XCTAssertTrue(offline.results.allSatisfy { $0.outcome == .timedOut })
+        }
+        print("tracker, interval 0.5 s, down 3, timeout 0.4 s (bound \(bound) s): " + timings.joined(separator: ", "))
+    }
+
     func testTrackerReliabilityCountsAnsweringHosts() throws {
         let uplink = try makeUplink()
         let hosts = [IPAddress("10.9.0.7")!, IPAddress("10.9.0.2")!]  // the first never answers

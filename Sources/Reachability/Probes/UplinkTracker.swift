@@ -11,12 +11,15 @@ import Glibc
 ///
 /// Rounds run on a thread of the tracker's own, from `start()` until
 /// `stop()` (the thread holds the tracker, so dropping the last reference
-/// does not stop it). Each round probes the hosts
-/// in order, each up to `count` times, and stops as soon as `reliability`
-/// hosts answered; the round succeeds when they did. Rounds start on a fixed
-/// cadence (start to start), so a dead uplink whose probes time out is still
-/// probed every interval: with interval 0.5 s, down 3 and a timeout of 0.4 s
-/// it is offline at most 0.5 + 2 × 0.5 + 0.4 = 1.9 s after it died.
+/// does not stop it). Each round probes all hosts at once, each up to
+/// `count` times until it answers; the round succeeds when `reliability`
+/// hosts answered. A round lasts at most `count` × timeout, whatever the
+/// number of hosts. Rounds start on a fixed cadence (start to start), so a
+/// dead uplink whose probes time out is still probed every interval (when
+/// `count` × timeout ≤ interval): it is offline at most
+/// interval + (down − 1) × interval + count × timeout after it died — with
+/// interval 0.5 s, down 3, count 1 and a timeout of 0.4 s, 1.9 s, for one
+/// host or eight.
 public final class UplinkTracker: Sendable {
     /// The tracker's parameters; each maps to the mwan3 option of the same role
     /// (README, "Uplink tracking", has the table).
@@ -434,31 +437,90 @@ public final class UplinkTracker: Sendable {
         pthread_setspecific(UplinkTracker.trackerThreadKey, nil)
     }
 
-    /// Probes hosts in order until `reliability` of them answered.
+    /// Probes every host at once (as mwan3track pings all its track IPs),
+    /// each up to `count` times until it answers; the round succeeds when
+    /// `reliability` hosts answered. The first host is probed on the round
+    /// thread, the others each on a probe thread of its own, so a round lasts
+    /// at most `count` × timeout whatever the number of hosts. Every probe
+    /// has its own socket (raw ICMP replies are matched by identifier and
+    /// sequence), and the round waits for all of them: none outlives it.
     private func runRound(wakeFD: Int32) -> (Bool, [ProbeResult], ReachabilityError?) {
-        var answered = 0
-        var results: [ProbeResult] = []
-        var error: ReachabilityError?
-        let options = configuration.probeOptions
-        for host in configuration.hosts where answered < configuration.reliability {
-            for _ in 0..<configuration.count {
-                // Callbacks queued meanwhile (a new observer's initial event)
-                // wait at most for one probe, not for the whole round.
-                runInlineCallbacks()
-                if shared.withLock({ $0.stopRequested }) { return (false, results, error) }   // one called stop()
-                let result: ProbeResult
-                do {
-                    result = try prober.probe(host, method: configuration.method, options: options, wakeFD: wakeFD)
-                } catch let failure {
-                    error = failure
-                    break
+        runInlineCallbacks()
+        if shared.withLock({ $0.stopRequested }) { return (false, [], nil) }   // one called stop()
+        let hosts = configuration.hosts
+        let round = RoundAnswers(hosts: hosts.count)
+        for index in hosts.indices.dropFirst() {
+            do {
+                try startThread(.probe) { [self] in
+                    round.post(index, probeHost(hosts[index], wakeFD: wakeFD))
                 }
-                results.append(result)
-                if result.outcome == .canceled { return (false, results, error) }
-                if result.verdict == .answered { answered += 1; break }
+            } catch {
+                round.post(index, ([], error))
             }
         }
+        round.post(0, probeHost(hosts[0], wakeFD: wakeFD))
+        // Callbacks queued meanwhile (a new observer's initial event) wait at
+        // most for one probe, not for the whole round.
+        runInlineCallbacks()
+        let answers = round.waitForAll()
+        let results = answers.flatMap(\.results)
+        let answered = answers.filter { $0.results.contains { $0.verdict == .answered } }.count
+        let error = answers.lazy.compactMap(\.error).first
         return (answered >= configuration.reliability, results, error)
+    }
+
+    /// One host's probes: up to `count`, until one is answered or canceled.
+    private func probeHost(_ host: IPAddress, wakeFD: Int32) -> (results: [ProbeResult], error: ReachabilityError?) {
+        var results: [ProbeResult] = []
+        for _ in 0..<configuration.count {
+            let result: ProbeResult
+            do {
+                result = try prober.probe(host, method: configuration.method, options: configuration.probeOptions,
+                                          wakeFD: wakeFD)
+            } catch {
+                return (results, error)
+            }
+            results.append(result)
+            if result.outcome == .canceled || result.verdict == .answered { break }
+        }
+        return (results, nil)
+    }
+}
+
+/// The answers of one round's hosts, posted by their probe threads; the
+/// round thread waits on an eventfd until every host has posted.
+private final class RoundAnswers: Sendable {
+    typealias Answer = (results: [ProbeResult], error: ReachabilityError?)
+    private let answers: Mutex<(list: [Answer?], missing: Int)>
+    private let done: WakeSignal?
+
+    init(hosts: Int) {
+        answers = Mutex((Array(repeating: nil, count: hosts), hosts))
+        done = hosts > 1 ? try? WakeSignal() : nil
+    }
+
+    func post(_ index: Int, _ answer: Answer) {
+        let last = answers.withLock { state -> Bool in
+            state.list[index] = answer
+            state.missing -= 1
+            return state.missing == 0
+        }
+        if last { done?.signal() }
+    }
+
+    /// Every host's answer, in host order.
+    func waitForAll() -> [Answer] {
+        while true {
+            let list = answers.withLock { $0.missing == 0 ? $0.list.compactMap { $0 } : nil }
+            if let list { return list }
+            if let done {
+                _ = creach_wait(-1, done.fd, -1)
+                creach_wakeup_clear(done.fd)
+            } else {
+                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)   // no eventfd could be had: poll
+                nanosleep(&pause, nil)
+            }
+        }
     }
 }
 
