@@ -67,12 +67,27 @@ struct Track: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try trackerConfiguration()
-        let tracker = try UplinkTracker(configuration: configuration, namespace: kernel.parsedNamespace())
-        let events = tracker.events()
-        try tracker.start()
-        for await event in events {
-            printLine(kernel.json ? event.json.rendered : event.humanLine)
+        let namespace = try kernel.parsedNamespace()
+        // A tracker of a link that does not exist would report "online
+        // (initial)", fail every round and go offline: that is bad input.
+        guard try ReachabilityEvaluator(namespace: namespace).interfaces().contains(where: { $0.link.name == interface }) else {
+            throw ReachabilityError.unknownInterface(interface)
         }
+        let tracker = try UplinkTracker(configuration: configuration, namespace: namespace)
+        let events = tracker.events()
+        let json = kernel.json
+        let printing = Task {
+            for await event in events { printLine(json ? event.json.rendered : event.humanLine) }
+        }
+        // The tracker's stream outlives a stop (a tracker can start again):
+        // after the stop, the printing task is cancelled, which ends it.
+        let termination = stopOnSIGTERM {
+            tracker.stop()
+            printing.cancel()
+        }
+        defer { termination.cancel() }
+        try tracker.start()
+        await printing.value
     }
 
     func trackerConfiguration() throws -> UplinkTracker.Configuration {

@@ -38,6 +38,8 @@ struct Watch: AsyncParsableCommand {
         let monitor = try kernel.makeMonitor(parsed, options: try lookup.options(), resolveTimeout: resolveTimeout,
                                              validation: validation)
         let changes = monitor.changes()
+        let termination = stopOnSIGTERM { monitor.stop() }
+        defer { termination.cancel() }
         try monitor.start()
         for await change in changes {
             if kernel.json {

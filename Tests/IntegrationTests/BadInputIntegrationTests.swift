@@ -187,6 +187,13 @@ final class BadInputCLITests: NamespaceTestCase {
                            says: "--validate-interval must be 0.1...86400 seconds")
     }
 
+    /// Before: "online (initial)", then every round failed and it went offline.
+    func testCLITrackUnknownInterface() throws {
+        let ns = try makeLAN()
+        try expectBadInput(["track", "--interface", "nosuch0", "--host", "10.1.0.2", "--netns", ns.name],
+                           says: "no interface named 'nosuch0'", backstop: false)
+    }
+
     func testCLITrackWithoutHost() throws {
         try expectBadInput(["track", "--interface", "lo"], says: "give at least one --host")
     }

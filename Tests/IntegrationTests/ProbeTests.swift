@@ -523,6 +523,23 @@ final class ProbeTests: NamespaceTestCase {
         XCTAssertEqual(try back.last.map { try jsonObject($0)["state"] as? String }, "online", "\(back)")
     }
 
+    /// SIGTERM (what systemd, `kill` and container runtimes send) stops
+    /// `watch` and `track` cleanly with exit status 0; before, the signal's
+    /// default killed them (status 143 in a shell).
+    func testCLIWatchAndTrackExitZeroOnSIGTERM() throws {
+        let uplink = try makeUplink()
+        let commands = [
+            ["watch", "--netns", uplink.client.name, "10.9.0.2"],
+            ["track", "--netns", uplink.client.name, "--interface", "wan0", "--host", "10.9.0.2", "--interval", "0.2"],
+        ]
+        for arguments in commands {
+            let running = try startReach(arguments)
+            XCTAssertEqual(running.waitForLines(1).count, 1, "\(arguments[0]): \(running.stderr)")
+            kill(running.pid, SIGTERM)
+            XCTAssertEqual(running.waitForExit(timeout: 5), 0, "\(arguments[0]) after SIGTERM: \(running.stderr)")
+        }
+    }
+
     // MARK: Accessibility and policy
 
     func testUIDProhibitRuleRestrictsWithItsReason() throws {
