@@ -99,7 +99,19 @@ extension ReachabilityError {
         guard errno == .notPermitted, case let .some(name) = namespace.argument else {
             return .system(operation: operation, errno: errno)
         }
-        return .permissionDenied(operation: "\(operation) in network namespace '\(name)'",
-                                 needs: "CAP_SYS_ADMIN to enter it (or run inside it: ip netns exec \(name) ...)")
+        return .permissionDenied(operation: "\(operation) in network namespace '\(name)'", needs: namespace.enterHint)
+    }
+}
+
+extension NetworkNamespace {
+    /// What it takes to enter the namespace, and how to run inside it instead.
+    var enterHint: String {
+        switch self {
+        case .current: return "CAP_SYS_ADMIN"
+        case let .named(name): return "CAP_SYS_ADMIN to enter it (or run inside it: ip netns exec \(name) ...)"
+        case let .path(path):
+            return "CAP_SYS_ADMIN to enter it, and to open a /proc/PID/ns/net of another user's process the right to "
+                + "ptrace it (or run inside it: nsenter --net=\(path) ...)"
+        }
     }
 }

@@ -126,7 +126,10 @@ extension ProbeResult {
     /// `10.9.0.2  captive-portal 302 → http://portal.test/  0.412 ms  http port 80`
     func humanLine(target: String) -> String {
         // A Location is the server's text: no control character reaches the terminal.
-        var parts = [target == address.description ? target : "\(target) (\(address))", outcome.description.printable]
+        // A reset to an ICMP probe's TCP fallback proves the host is there: it
+        // is answered (exit 0), and the text says so, with how.
+        let said = verdict == .answered && outcome == .refused ? "answered (reset)" : outcome.description.printable
+        var parts = [target == address.description ? target : "\(target) (\(address))", said]
         if let roundTrip { parts.append(formatMilliseconds(roundTrip)) }
         parts.append(port.map { "\(transport.rawValue) port \($0)" } ?? transport.rawValue)
         if let resolvedAddress { parts.append("-> \(resolvedAddress)") }

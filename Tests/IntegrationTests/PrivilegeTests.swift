@@ -104,6 +104,21 @@ final class PrivilegeTests: NamespaceTestCase {
         XCTAssertGreaterThanOrEqual(listener.accepted, 2, "both connects reached the listener")
     }
 
+    /// ICMP without privileges falls back to a TCP connect; a reset (nothing
+    /// listens) proves the host is there: exit 0, and the text says
+    /// "answered (reset)" (before: "refused", with exit 0).
+    func testAResetToTheTCPFallbackIsPrintedAsAnswered() throws {
+        let ns = try makeUplink()
+        let result = try reachWithoutCapabilities(["probe", "127.0.0.1", "--method", "icmp", "--fallback-port", "9"], in: ns)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("127.0.0.1  answered (reset)  "), result.stdout)
+        XCTAssertTrue(result.stdout.contains("tcp-connect port 9"), result.stdout)
+        let json = try jsonObject(try reachWithoutCapabilities(["probe", "127.0.0.1", "--method", "icmp",
+                                                                  "--fallback-port", "9", "--json"], in: ns).stdout)
+        XCTAssertEqual(json["answered"] as? Bool, true)
+        XCTAssertEqual(json["outcome"] as? String, "refused", "JSON keeps the outcome as it was: \(json)")
+    }
+
     func testEnteringANamespaceNeedsCapSysAdminAndSaysSo() throws {
         let ns = try makeUplink()
         let binary = try reachBinary()
@@ -116,6 +131,23 @@ final class PrivilegeTests: NamespaceTestCase {
         XCTAssertEqual(result.stderrLines, [
             "reach: open NETLINK_ROUTE socket in network namespace '\(ns.name)': permission denied, needs "
             + "CAP_SYS_ADMIN to enter it (or run inside it: ip netns exec \(ns.name) ...)",
+        ])
+    }
+
+    /// The path form gets a hint too (before: "open network namespace
+    /// /proc/1/ns/net: Permission denied" and nothing else).
+    func testANamespacePathThatCannotBeOpenedSaysWhatItNeeds() throws {
+        try requireRoot()
+        let binary = try reachBinary()
+        let result = try runCommand(URL(fileURLWithPath: try setprivPath()),
+                                    ["--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps=-all",
+                                     "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs",
+                                     binary.path, "check", "10.1.0.7", "--netns", "/proc/1/ns/net"])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertEqual(result.stderrLines, [
+            "reach: open network namespace '/proc/1/ns/net': permission denied, needs CAP_SYS_ADMIN to enter it, and to "
+            + "open a /proc/PID/ns/net of another user's process the right to ptrace it (or run inside it: "
+            + "nsenter --net=/proc/1/ns/net ...)",
         ])
     }
 }

@@ -60,6 +60,9 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
         guard fd >= 0 else {
             let error = Errno.current
             if error == .noSuchFileOrDirectory || error.rawValue == ENOTDIR { throw .unknownNamespace(argument) }
+            if error == .permissionDenied || error == .notPermitted {
+                throw .permissionDenied(operation: "open network namespace '\(argument)'", needs: enterHint)
+            }
             throw .system(operation: "open network namespace \(argument)", errno: error)
         }
         if let reason = Self.notANetworkNamespace(fd) {
