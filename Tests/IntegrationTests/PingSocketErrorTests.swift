@@ -53,6 +53,8 @@ final class PingSocketErrorTests: NamespaceTestCase {
                        file: StaticString = #filePath, line: UInt = #line,
                        runner: ([String]) throws -> CommandResult) throws -> (object: [String: Any], elapsed: Duration) {
         let namespace = netns.map { ["--netns", $0.name] } ?? []
+        // `elapsed` includes starting `reach` (slow under ASan): the bounds on it
+        // (2 s) only tell an answer from the 3 s time-out; `rtt_ns` is the probe's own time.
         let clock = ContinuousClock()
         let start = clock.now
         let result = try runner(["probe"] + namespace + ["--method", "icmp", "--timeout", timeout, target, "--json"])
@@ -74,7 +76,7 @@ final class PingSocketErrorTests: NamespaceTestCase {
         XCTAssertEqual(object["outcome"] as? String, "unreachable", "\(target): \(object)", file: file, line: line)
         XCTAssertEqual(object["error"] as? String, error, "\(target): \(object)", file: file, line: line)
         XCTAssertEqual(object["verdict"] as? String, "failed", "\(target)", file: file, line: line)
-        XCTAssertLessThan(elapsed, .seconds(1), "\(target): the ICMP error ends the wait, not the 3 s timeout",
+        XCTAssertLessThan(elapsed, .seconds(2), "\(target): the ICMP error ends the wait, not the 3 s timeout",
                           file: file, line: line)
         let rtt = try XCTUnwrap(object["rtt_ns"] as? Int, "\(target): an error has a round trip", file: file, line: line)
         XCTAssertLessThan(rtt, 1_000_000_000, "\(target)", file: file, line: line)
@@ -89,7 +91,7 @@ final class PingSocketErrorTests: NamespaceTestCase {
         }
         XCTAssertEqual(object["transport"] as? String, "icmp-raw", "\(target)", file: file, line: line)
         XCTAssertEqual(object["outcome"] as? String, "unreachable", "\(target): \(object)", file: file, line: line)
-        XCTAssertLessThan(elapsed, .seconds(1), "\(target)", file: file, line: line)
+        XCTAssertLessThan(elapsed, .seconds(2), "\(target)", file: file, line: line)
     }
 
     /// IPv4: the kernel maps ICMP destination unreachable to the errno of
@@ -112,7 +114,7 @@ final class PingSocketErrorTests: NamespaceTestCase {
         XCTAssertEqual(nobody["transport"] as? String, "icmp-datagram", "\(nobody)")
         XCTAssertEqual(nobody["outcome"] as? String, "unreachable", "\(nobody)")
         XCTAssertEqual(nobody["error"] as? String, "No route to host", "\(nobody)")
-        XCTAssertLessThan(elapsed, .seconds(1))
+        XCTAssertLessThan(elapsed, .seconds(2))
 
         // A router that drops silently (blackhole) sends no error: the probe
         // still waits for its timeout, and still answers when the host answers.
@@ -169,7 +171,7 @@ final class PingSocketErrorTests: NamespaceTestCase {
             XCTAssertEqual(object["outcome"] as? String, "unreachable", "\(target): \(object)")
             XCTAssertEqual(object["error"] as? String, "Connection refused", "\(target): \(object)")
             XCTAssertEqual(object["ignored"] as? Int, 2, "\(target): the two errors about other packets")
-            XCTAssertLessThan(elapsed, .seconds(1), target)
+            XCTAssertLessThan(elapsed, .seconds(2), target)
         }
     }
 }
