@@ -13,24 +13,27 @@ struct Check: AsyncParsableCommand {
 
     @OptionGroup var lookup: LookupArguments
 
-    @Option(help: "Seconds to wait for a host name to resolve.")
-    var timeout: Int = 5
+    @OptionGroup var resolve: ResolveArguments
+
+    /// The old spelling of --resolve-timeout (check has no deadline of its own).
+    @Option(name: .customLong("timeout"), help: .hidden)
+    var deprecatedTimeout: Double?
 
     @OptionGroup var kernel: KernelOptions
 
     func validate() throws {
         guard !targets.isEmpty else { throw ValidationError("give at least one target") }
-        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be 1...3600 seconds") }
     }
 
     func run() async throws {
         // Check every argument before asking the kernel anything.
         let parsed = try parseTargets(targets)
         let options = try lookup.options()
+        let resolveTimeout = try resolve.duration(deprecated: deprecatedTimeout, command: "check")
         let evaluator = try kernel.makeEvaluator()
         var allReachable = true
         for target in parsed {
-            let answer = try await evaluator.evaluate(target, options: options, resolveTimeout: .seconds(timeout))
+            let answer = try await evaluator.evaluate(target, options: options, resolveTimeout: resolveTimeout)
             allReachable = allReachable && answer.isReachable
             if kernel.json {
                 print(answer.json.rendered)
@@ -39,6 +42,40 @@ struct Check: AsyncParsableCommand {
             }
         }
         if !allReachable { throw ExitCode(1) }
+    }
+}
+
+/// How long a host name may take to resolve: one name and one meaning in
+/// every subcommand that resolves (`--timeout` is each command's own deadline).
+struct ResolveArguments: ParsableArguments {
+    @Option(name: .customLong("resolve-timeout"),
+            help: ArgumentHelp("Seconds a host name may take to resolve (fractions allowed; default 5).", valueName: "seconds"))
+    var resolveTimeout: Double?
+
+    func validate() throws {
+        if let resolveTimeout { try ResolveArguments.check(resolveTimeout, "--resolve-timeout") }
+    }
+
+    private static func check(_ value: Double, _ option: String) throws {
+        guard value.isFinite, value > 0, value <= 3600 else {
+            throw ValidationError("\(option) must be more than 0 and at most 3600 seconds")
+        }
+    }
+
+    /// The resolve timeout: --resolve-timeout, else `fallback`.
+    func duration(or fallback: Double = 5) -> Duration {
+        .milliseconds(Int64(((resolveTimeout ?? fallback) * 1000).rounded(.up)))
+    }
+
+    /// Also honours the old spelling (`check --timeout`), with a line on stderr saying so.
+    func duration(deprecated old: Double?, command: String) throws -> Duration {
+        guard let old else { return duration() }
+        var standardError = StandardError()
+        print("reach: \(command) --timeout is deprecated: use --resolve-timeout (how long a host name may take to resolve)",
+              to: &standardError)
+        guard resolveTimeout == nil else { return duration() }
+        try ResolveArguments.check(old, "--timeout")
+        return duration(or: old)
     }
 }
 

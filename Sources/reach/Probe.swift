@@ -45,6 +45,8 @@ struct Probe: AsyncParsableCommand {
     @Option(help: "The DNS server for --method dns (default: the first nameserver of resolv.conf).")
     var server: String?
 
+    @OptionGroup var resolve: ResolveArguments
+
     @OptionGroup var kernel: KernelOptions
 
     func validate() throws {
@@ -65,7 +67,7 @@ struct Probe: AsyncParsableCommand {
         } else {
             switch try Target(parsing: target) {
             case let .address(address): addresses = [address]
-            case let .host(name): addresses = try await prober.resolve(name, timeout: .seconds(5))
+            case let .host(name): addresses = try await prober.resolve(name, timeout: resolve.duration())
             case .internet: throw ValidationError("probe needs an address or a host name: 'internet' is a route lookup (reach check)")
             }
         }

@@ -71,10 +71,10 @@ struct KernelOptions: ParsableArguments {
         try Prober(namespace: parsedNamespace())
     }
 
-    func makeMonitor(_ targets: [Target], options: LookupOptions, resolveTimeout: Int,
+    func makeMonitor(_ targets: [Target], options: LookupOptions, resolveTimeout: Duration,
                      validation: ValidationArguments? = nil) throws -> ReachabilityMonitor {
         var configuration = ReachabilityMonitor.Configuration()
-        configuration.resolveTimeout = .seconds(resolveTimeout)
+        configuration.resolveTimeout = resolveTimeout
         if let validation { try validation.apply(to: &configuration) }
         return try ReachabilityMonitor(targets: targets, options: options, namespace: parsedNamespace(),
                                        kindOverrides: parsedKinds(), policy: policy.policy(), radio: policy.radioSource(),

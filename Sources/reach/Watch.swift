@@ -22,20 +22,15 @@ struct Watch: AsyncParsableCommand {
 
     @OptionGroup var lookup: LookupArguments
 
-    @Option(name: .customLong("resolve-timeout"), help: "Seconds to wait for a host name to resolve.")
-    var resolveTimeout: Int = 5
+    @OptionGroup var resolve: ResolveArguments
 
     @OptionGroup(title: "Validation") var validation: ValidationArguments
 
     @OptionGroup var kernel: KernelOptions
 
-    func validate() throws {
-        guard resolveTimeout > 0 && resolveTimeout <= 3600 else { throw ValidationError("--resolve-timeout must be 1...3600 seconds") }
-    }
-
     func run() async throws {
         let parsed = try parseTargets(targets.isEmpty ? ["internet"] : targets)
-        let monitor = try kernel.makeMonitor(parsed, options: try lookup.options(), resolveTimeout: resolveTimeout,
+        let monitor = try kernel.makeMonitor(parsed, options: try lookup.options(), resolveTimeout: resolve.duration(),
                                              validation: validation)
         let changes = monitor.changes()
         let termination = stopOnSIGTERM { monitor.stop() }
@@ -68,6 +63,8 @@ struct Wait: AsyncParsableCommand {
 
     @OptionGroup var lookup: LookupArguments
 
+    @OptionGroup var resolve: ResolveArguments
+
     @Option(help: "Give up after this many seconds (0: wait for ever).")
     var timeout: Double = 30
 
@@ -79,7 +76,8 @@ struct Wait: AsyncParsableCommand {
 
     func run() async throws {
         let parsed = try parseTargets(targets.isEmpty ? ["internet"] : targets)
-        let resolveTimeout = timeout > 0 ? max(1, min(5, Int(timeout.rounded(.up)))) : 5
+        // Without --resolve-timeout a lookup may take 5 s, or the whole deadline when it is shorter.
+        let resolveTimeout = resolve.duration(or: timeout > 0 ? min(5, timeout) : 5)
         let monitor = try kernel.makeMonitor(parsed, options: try lookup.options(), resolveTimeout: resolveTimeout)
         let changes = monitor.changes()
         try monitor.start()

@@ -97,7 +97,7 @@ final class BadInputCLITests: NamespaceTestCase {
     }
 
     func testCLINegativeTimeout() throws {
-        try expectBadInput(["check", "10.1.0.7", "--timeout=-1"], says: "--timeout must be 1...3600 seconds")
+        try expectBadInput(["check", "10.1.0.7", "--resolve-timeout=-1"], says: "--resolve-timeout must be more than 0 and at most 3600 seconds")
         try expectBadInput(["probe", "127.0.0.1", "--timeout=-0.5"], says: "--timeout must be more than 0 and at most 3600 seconds")
         try expectBadInput(["wait", "10.1.0.7", "--timeout=-1"], says: "--timeout must be 0...86400 seconds")
     }
@@ -107,7 +107,7 @@ final class BadInputCLITests: NamespaceTestCase {
         try expectBadInput(["wait", "10.1.0.7", "--timeout", "nan"], says: "--timeout must be 0...86400 seconds")
         try expectBadInput(["track", "--interface", "lo", "--host", "127.0.0.1", "--interval", "nan"],
                            says: "--interval must be more than 0 and at most 86400 seconds")
-        try expectBadInput(["check", "10.1.0.7", "--timeout", "nan"], says: "The value 'nan' is invalid for '--timeout <timeout>'")
+        try expectBadInput(["check", "10.1.0.7", "--resolve-timeout", "nan"], says: "--resolve-timeout must be more than 0 and at most 3600 seconds")
     }
 
     func testCLIHugeTimeout() throws {
@@ -116,10 +116,29 @@ final class BadInputCLITests: NamespaceTestCase {
         try expectBadInput(["wait", "10.1.0.7", "--timeout", "86401"], says: "--timeout must be 0...86400 seconds")
         try expectBadInput(["track", "--interface", "lo", "--host", "127.0.0.1", "--timeout", "inf"],
                            says: "--timeout must be more than 0 and at most 86400 seconds")
-        // Beyond Int64: ArgumentParser's own refusal, still exit 2 with one line.
-        try expectBadInput(["check", "10.1.0.7", "--timeout", "99999999999999999999"],
-                           says: "The value '99999999999999999999' is invalid for '--timeout <timeout>'")
-        try expectBadInput(["watch", "10.1.0.7", "--resolve-timeout", "0"], says: "--resolve-timeout must be 1...3600 seconds")
+        try expectBadInput(["check", "10.1.0.7", "--resolve-timeout", "99999999999999999999"],
+                           says: "--resolve-timeout must be more than 0 and at most 3600 seconds")
+        try expectBadInput(["watch", "10.1.0.7", "--resolve-timeout", "0"], says: "--resolve-timeout must be more than 0 and at most 3600 seconds")
+        try expectBadInput(["wait", "10.1.0.7", "--resolve-timeout", "inf"], says: "--resolve-timeout must be more than 0 and at most 3600 seconds")
+        try expectBadInput(["probe", "127.0.0.1", "--resolve-timeout=-1"], says: "--resolve-timeout must be more than 0 and at most 3600 seconds")
+    }
+
+    /// `--resolve-timeout` means one thing in check, watch, wait and probe and
+    /// takes fractions (before: check's `--timeout 0.5` exited 2, watch's took
+    /// whole seconds only). check's old `--timeout` still works, and says it is deprecated.
+    func testCLIResolveTimeoutIsOneOptionWithFractionsAndTheOldSpellingWarns() throws {
+        let ns = try makeLAN()
+        for command in [["check"], ["wait", "--timeout", "2"]] {
+            let result = try reach(command + ["10.1.0.7", "--resolve-timeout", "0.5", "--netns", ns.name])
+            XCTAssertEqual(result.status, 0, "\(command[0]): \(result.stderr)")
+            XCTAssertEqual(result.stderr, "", command[0])
+        }
+        let old = try reach(["check", "10.1.0.7", "--timeout", "0.5", "--netns", ns.name])
+        XCTAssertEqual(old.status, 0, old.stderr)
+        XCTAssertEqual(old.stderrLines, ["reach: check --timeout is deprecated: use --resolve-timeout (how long a host name may take to resolve)"])
+        let oldBad = try reach(["check", "10.1.0.7", "--timeout", "0", "--netns", ns.name])
+        XCTAssertEqual(oldBad.status, 2)
+        XCTAssertEqual(oldBad.stderrLines.last, "reach: --timeout must be more than 0 and at most 3600 seconds")
     }
 
     func testCLIProbeTCPPortZero() throws {
