@@ -10,6 +10,19 @@ import Glibc
 #endif
 
 final class CLITests: NamespaceTestCase {
+    /// README: with `--interface`, a target of a family with no route through
+    /// it (IPv6 over an IPv4-only uplink) is not reachable there, so `wait`
+    /// exits 1 at its timeout, naming it (and `--json` prints its last state).
+    func testWaitWithAnInterfaceAndATargetOfAnotherFamilyExitsOneAtTheTimeout() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        ns.run("route add default via 10.1.0.254")
+        let result = try reach(["wait", "2001:db8::1", "--interface", "va", "--timeout", "0.5", "--json", "--netns", ns.name])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertEqual(result.stderrLines, ["reach: timed out after 0.5 s; not reachable: 2001:db8::1"])
+        XCTAssertEqual(try jsonObject(result.stdout)["status"] as? String, "notReachable")
+    }
+
 
     /// va 10.1.0.1/24 ⟷ vb, default route via 10.1.0.254, blackhole 10.2.0.0/16.
     private func makeLAN() throws -> TestNamespace {
