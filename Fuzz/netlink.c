@@ -677,6 +677,8 @@ static void ref_classify(creach_events *ev, const uint8_t *msg, size_t mlen)
     case RTM_DELLINK:
         if (mlen < NLMSG_HDRLEN + sizeof(struct ifinfomsg)) {
             ev->malformed++;
+        } else if (msg[NLMSG_HDRLEN] == AF_BRIDGE) {
+            ev->other++;    /* a bridge's per-port message: no link changed or deleted */
         } else {
             ev->link++;
             if (type == RTM_DELLINK) {

@@ -10,6 +10,27 @@ import Glibc
 #endif
 
 final class CLITests: NamespaceTestCase {
+    /// README lists every option of every subcommand (`reach SUB --help` is
+    /// the truth): an option added to the CLI without a word in README fails here.
+    func testREADMEMentionsEveryOptionOfEverySubcommand() throws {
+        let readme = try String(contentsOfFile: URL(fileURLWithPath: "\(#filePath)").deletingLastPathComponent()
+            .appendingPathComponent("../../README.md").path, encoding: .utf8)
+        let option = try NSRegularExpression(pattern: "--[a-z][a-z0-9-]+")
+        var missing: [String] = []
+        for subcommand in ["status", "check", "watch", "wait", "probe", "track"] {
+            let help = try reach([subcommand, "--help"])
+            XCTAssertEqual(help.status, 0, help.stderr)
+            let text = help.stdout as NSString
+            let options = Set(option.matches(in: help.stdout, range: NSRange(location: 0, length: text.length))
+                .map { text.substring(with: $0.range) })
+            XCTAssertFalse(options.isEmpty, subcommand)
+            for name in options.sorted() where name != "--help" && !readme.contains(name) {
+                missing.append("\(subcommand) \(name)")
+            }
+        }
+        XCTAssertEqual(missing, [], "options README does not mention")
+    }
+
     /// README: with `--interface`, a target of a family with no route through
     /// it (IPv6 over an IPv4-only uplink) is not reachable there, so `wait`
     /// exits 1 at its timeout, naming it (and `--json` prints its last state).
