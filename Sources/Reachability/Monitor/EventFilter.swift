@@ -41,8 +41,8 @@ struct EventFilter {
             carrier = link.carrier
             master = link.master
             parent = link.link
-            name = withUnsafeBytes(of: link.name) { $0.loadUnaligned(as: SIMD16<UInt8>.self) }
-            kind = withUnsafeBytes(of: link.kind) { $0.loadUnaligned(as: SIMD32<UInt8>.self) }
+            name = bytes(of: link.name)
+            kind = bytes(of: link.kind)
         }
     }
 
@@ -57,8 +57,8 @@ struct EventFilter {
             index = address.index
             family = address.family
             prefixLength = address.prefixlen
-            self.address = withUnsafeBytes(of: address.address) { $0.loadUnaligned(as: SIMD16<UInt8>.self) }
-            peer = address.has_peer != 0 ? withUnsafeBytes(of: address.peer) { $0.loadUnaligned(as: SIMD16<UInt8>.self) } : .zero
+            self.address = bytes(of: address.address)
+            peer = address.has_peer != 0 ? bytes(of: address.peer) : .zero
         }
     }
 
@@ -162,4 +162,10 @@ struct EventFilter {
             verdict.addr6 += 1
         }
     }
+}
+
+/// A C array (imported as a tuple) as a comparable vector of its bytes.
+private func bytes<Tuple, Vector: SIMD>(of tuple: Tuple) -> Vector where Vector.Scalar == UInt8 {
+    precondition(MemoryLayout<Tuple>.size == MemoryLayout<Vector>.size)
+    return withUnsafeBytes(of: tuple) { $0.loadUnaligned(as: Vector.self) }
 }

@@ -85,8 +85,6 @@ final class PendingChanges<Change: Sendable>: Sendable {
             state.order.removeAll()
         }
     }
-
-    var count: Int { state.withLock { $0.order.count } }
 }
 
 extension ReachabilityChange {
