@@ -98,6 +98,34 @@ static inline size_t creach_nl_align(size_t len)
     return len > SIZE_MAX - (to - 1) ? SIZE_MAX & ~(to - 1) : (len + to - 1) & ~(to - 1);
 }
 
+/**
+ * creach_dump_ctx - one dump walk (link.c): each message is parsed into
+ * @item; a message that does not parse is counted in @skipped; one that
+ * @keep (when set) refuses is passed over; the rest are counted and given
+ * to @cb, until @cb asks to stop (the dump is still read to its end).
+ */
+typedef struct {
+    int (*parse)(const void *msg, size_t len, void *out);
+    int (*keep)(const void *item, void *ctx);
+    void *keep_ctx;
+    int (*cb)(const void *item, void *ctx);
+    void *cb_ctx;
+    void *item;             /* caller's stack slot: creach_link, creach_addr, ... */
+    int count;
+    uint64_t skipped;
+    uint8_t stopped;
+    uint8_t interrupted;
+} creach_dump_ctx;
+
+/**
+ * creach_dump - send the dump request @req and walk its replies with @d.
+ * Returns the number of items kept, or -1 with errno (EAGAIN when the
+ * kernel marked the dump as interrupted by a change: run it again).
+ * @d->skipped is added to *skipped when non-NULL.
+ */
+CREACH_INTERNAL int creach_dump(creach_nl *nl, struct nlmsghdr *req, void *buf, size_t buflen, creach_dump_ctx *d,
+                                uint64_t *skipped);
+
 /** creach_read_chunk - read(2), retried on EINTR (sysfs.c). */
 CREACH_INTERNAL ssize_t creach_read_chunk(int fd, void *buf, size_t len);
 

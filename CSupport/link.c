@@ -1,5 +1,6 @@
 /*
- * link.c - RTM_GETLINK (one link, or a dump) and the RTM_GETADDR dump.
+ * link.c - RTM_GETLINK (one link, or a dump), the RTM_GETADDR dump, and the
+ * dump walk every dump shares (creach_dump; route.c dumps routes and rules).
  */
 #include "creach_internal.h"
 
@@ -86,17 +87,6 @@ int creach_link_get(creach_nl *nl, int32_t ifindex, const char *name, void *buf,
 /* ------------------------------------------------------------------------ */
 /* Dumps                                                                     */
 
-typedef struct {
-    int (*parse)(const void *msg, size_t len, void *out);
-    int (*cb)(const void *item, void *ctx);
-    void *cb_ctx;
-    void *item;             /* caller's stack slot: creach_link or creach_addr */
-    int count;
-    uint64_t skipped;
-    uint8_t stopped;
-    uint8_t interrupted;
-} creach_dump_ctx;
-
 static int creach_dump_msg(void *ctx, const void *msg, size_t len)
 {
     creach_dump_ctx *d = ctx;
@@ -137,14 +127,16 @@ static int creach_dump_msg(void *ctx, const void *msg, size_t len)
         d->skipped++;
         return CREACH_NL_MORE;
     }
+    if (d->keep != NULL && !d->keep(d->item, d->keep_ctx))
+        return CREACH_NL_MORE;
     d->count++;
     if (d->cb != NULL && d->cb(d->item, d->cb_ctx) != 0)
         d->stopped = 1;
     return CREACH_NL_MORE;
 }
 
-static int creach_dump(creach_nl *nl, struct nlmsghdr *req, void *buf, size_t buflen,
-                       creach_dump_ctx *d, uint64_t *skipped)
+int creach_dump(creach_nl *nl, struct nlmsghdr *req, void *buf, size_t buflen, creach_dump_ctx *d,
+                uint64_t *skipped)
 {
     int r = creach_nl_exchange(nl, req, buf, buflen, creach_dump_msg, d);
 

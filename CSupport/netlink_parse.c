@@ -304,6 +304,7 @@ int creach_parse_route(const void *msg, size_t len, creach_route *out)
     out->type = rtm.rtm_type;
     out->scope = rtm.rtm_scope;
     out->protocol = rtm.rtm_protocol;
+    out->tos = rtm.rtm_tos;
     out->flags = rtm.rtm_flags;
     out->table = rtm.rtm_table;
 
@@ -346,6 +347,83 @@ int creach_parse_route(const void *msg, size_t len, creach_route *out)
         out->has_gateway = 1;
         out->gateway_family = (uint8_t)vfam;
     }
+    return 0;
+
+bad:
+    memset(out, 0, sizeof(*out));
+    errno = EBADMSG;
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Policy rules                                                              */
+
+/* Attribute types up to here are read (FRA_MAX is about 30 today); a rule
+ * carrying a type this file does not decode is flagged, not misread. */
+#define CREACH_FRA_PARSE_MAX 63
+#define CREACH_FRA_DPORT_RANGE 24   /* the last type of Debian 12's uapi header */
+
+int creach_parse_rule(const void *msg, size_t len, creach_rule *out)
+{
+    const uint8_t *body, *attrs;
+    size_t attrs_len, addr_bits;
+    struct fib_rule_hdr frh;
+    creach_attr tb[CREACH_FRA_PARSE_MAX + 1];
+    uint32_t suppress_prefixlen = UINT32_MAX, suppress_ifgroup = UINT32_MAX;
+    static const uint16_t undecoded[] = { FRA_TUN_ID, FRA_L3MDEV, FRA_IP_PROTO, FRA_SPORT_RANGE, FRA_DPORT_RANGE };
+
+    memset(out, 0, sizeof(*out));
+    if (creach_msg_body(msg, len, RTM_NEWRULE, RTM_DELRULE, sizeof(frh), &body, &attrs, &attrs_len) < 0)
+        return -1;
+    memcpy(&frh, body, sizeof(frh));
+    if (frh.family != AF_INET && frh.family != AF_INET6) {
+        errno = EPROTO;
+        return -1;
+    }
+    addr_bits = creach_family_addr_len(frh.family) * 8;
+    if (frh.dst_len > addr_bits || frh.src_len > addr_bits)
+        goto bad;
+    if (creach_attr_parse(attrs, attrs_len, tb, CREACH_FRA_PARSE_MAX) < 0)
+        goto bad;
+
+    out->family = frh.family;
+    out->action = frh.action;
+    out->dst_len = frh.dst_len;
+    out->src_len = frh.src_len;
+    out->tos = frh.tos;
+    out->flags = frh.flags;
+    out->table = frh.table;
+    if (creach_attr_addr(&tb[FRA_SRC], frh.family, out->src) < 0 ||
+        creach_attr_addr(&tb[FRA_DST], frh.family, out->dst) < 0 ||
+        creach_attr_name(&tb[FRA_IIFNAME], out->iifname, sizeof(out->iifname)) < 0 ||
+        creach_attr_name(&tb[FRA_OIFNAME], out->oifname, sizeof(out->oifname)) < 0 ||
+        creach_attr_u32(&tb[FRA_TABLE], &out->table) < 0 ||
+        creach_attr_u32(&tb[FRA_PRIORITY], &out->priority) < 0 ||
+        creach_attr_u32(&tb[FRA_GOTO], &out->goto_target) < 0 ||
+        creach_attr_u32(&tb[FRA_FWMARK], &out->fwmark) < 0 ||
+        creach_attr_u32(&tb[FRA_FWMASK], &out->fwmask) < 0)
+        goto bad;
+    if (tb[FRA_UID_RANGE].present) {
+        uint32_t range[2];
+
+        if (tb[FRA_UID_RANGE].len != sizeof(range))
+            goto bad;
+        memcpy(range, tb[FRA_UID_RANGE].data, sizeof(range));
+        out->uid_start = range[0];
+        out->uid_end = range[1];
+        out->has_uid_range = 1;
+    }
+    /* Kernels send both with every rule, -1 meaning "not set". */
+    if (creach_attr_u32(&tb[FRA_SUPPRESS_PREFIXLEN], &suppress_prefixlen) < 0 ||
+        creach_attr_u32(&tb[FRA_SUPPRESS_IFGROUP], &suppress_ifgroup) < 0)
+        goto bad;
+    out->has_suppress = suppress_prefixlen != UINT32_MAX || suppress_ifgroup != UINT32_MAX;
+    for (size_t i = 0; i < sizeof(undecoded) / sizeof(undecoded[0]); i++)
+        if (tb[undecoded[i]].present)
+            out->other_selectors = 1;
+    for (size_t t = CREACH_FRA_DPORT_RANGE + 1; t <= CREACH_FRA_PARSE_MAX; t++)
+        if (tb[t].present)
+            out->other_selectors = 1;
     return 0;
 
 bad:

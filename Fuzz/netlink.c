@@ -5,7 +5,7 @@
  * creach_msg_next (framing, NLMSG_DONE and NLMSG_ERROR are messages like any
  * other), creach_msg_type/seq/flags, creach_parse_error,
  * creach_error_is_request_fault, creach_parse_route, creach_parse_link,
- * creach_parse_addr, creach_events_classify. Every parser is called on every
+ * creach_parse_addr, creach_parse_rule, creach_events_classify. Every parser is called on every
  * message whatever its type (a parser must refuse a foreign type with
  * EPROTO), and the reply handlers that consume the iterator's messages in
  * the library (link.c: creach_link_reply, creach_dump_msg with its
@@ -68,6 +68,7 @@ typedef int (*parse_fn)(const void *msg, size_t len, void *out);
 static int parse_route_any(const void *m, size_t l, void *o) { return creach_parse_route(m, l, o); }
 static int parse_link_any(const void *m, size_t l, void *o) { return creach_parse_link(m, l, o); }
 static int parse_addr_any(const void *m, size_t l, void *o) { return creach_parse_addr(m, l, o); }
+static int parse_rule_any(const void *m, size_t l, void *o) { return creach_parse_rule(m, l, o); }
 static int parse_error_any(const void *m, size_t l, void *o) { return creach_parse_error(m, l, o); }
 
 /*
@@ -234,6 +235,7 @@ static int ref_route(const uint8_t *msg, size_t mlen, creach_route *out)
     out->type = rtm.rtm_type;
     out->scope = rtm.rtm_scope;
     out->protocol = rtm.rtm_protocol;
+    out->tos = rtm.rtm_tos;
     out->flags = rtm.rtm_flags;
     out->table = rtm.rtm_table;
     if (!ref_ip(&tb[RTA_DST], rtm.rtm_family, out->dst) || !ref_ip(&tb[RTA_PREFSRC], rtm.rtm_family, out->prefsrc) ||
@@ -264,6 +266,57 @@ static int ref_route(const uint8_t *msg, size_t mlen, creach_route *out)
         out->has_gateway = 1;
         out->gateway_family = (uint8_t)vfam;
     }
+    return 0;
+bad:
+    memset(out, 0, sizeof(*out));
+    return EBADMSG;
+}
+
+/* The rule's contract: prefixes within the family's bits; suppress values of
+ * -1 mean unset; any attribute this parser does not decode that can select
+ * (tunnel id 12, l3mdev 19, IP protocol 22, ports 23/24, 25..63) is flagged. */
+static int ref_rule(const uint8_t *msg, size_t mlen, creach_rule *out)
+{
+    ref_attr tb[64];
+    struct fib_rule_hdr frh;
+    int ok, e;
+    uint32_t sp = UINT32_MAX, sg = UINT32_MAX;
+    size_t bits;
+
+    memset(out, 0, sizeof(*out));
+    if ((e = ref_body(msg, mlen, RTM_NEWRULE, RTM_DELRULE, sizeof(frh), tb, 63, &ok)) != 0)
+        return e;
+    memcpy(&frh, msg + NLMSG_HDRLEN, sizeof(frh));
+    if (!is_addr_family(frh.family))
+        return EPROTO;
+    bits = frh.family == AF_INET ? 32 : 128;
+    if (!ok || frh.dst_len > bits || frh.src_len > bits)
+        return EBADMSG;
+    out->family = frh.family;
+    out->action = frh.action;
+    out->dst_len = frh.dst_len;
+    out->src_len = frh.src_len;
+    out->tos = frh.tos;
+    out->flags = frh.flags;
+    out->table = frh.table;
+    if (!ref_ip(&tb[FRA_SRC], frh.family, out->src) || !ref_ip(&tb[FRA_DST], frh.family, out->dst) ||
+        !ref_name(&tb[FRA_IIFNAME], out->iifname, sizeof(out->iifname)) ||
+        !ref_name(&tb[FRA_OIFNAME], out->oifname, sizeof(out->oifname)) || !ref_u32(&tb[FRA_TABLE], &out->table) ||
+        !ref_u32(&tb[FRA_PRIORITY], &out->priority) || !ref_u32(&tb[FRA_GOTO], &out->goto_target) ||
+        !ref_u32(&tb[FRA_FWMARK], &out->fwmark) || !ref_u32(&tb[FRA_FWMASK], &out->fwmask) ||
+        !ref_u32(&tb[FRA_SUPPRESS_PREFIXLEN], &sp) || !ref_u32(&tb[FRA_SUPPRESS_IFGROUP], &sg))
+        goto bad;
+    if (tb[FRA_UID_RANGE].present) {
+        if (tb[FRA_UID_RANGE].len != 8)
+            goto bad;
+        memcpy(&out->uid_start, tb[FRA_UID_RANGE].data, 4);
+        memcpy(&out->uid_end, tb[FRA_UID_RANGE].data + 4, 4);
+        out->has_uid_range = 1;
+    }
+    out->has_suppress = sp != UINT32_MAX || sg != UINT32_MAX;
+    for (size_t t = 12; t <= 63; t++)
+        if (tb[t].present && (t == 12 || t == 19 || t >= 22))
+            out->other_selectors = 1;
     return 0;
 bad:
     memset(out, 0, sizeof(*out));
@@ -559,6 +612,30 @@ static void check_message(const uint8_t *msg, size_t mlen, size_t rest, dump_sta
     mix_int(h, rr);
     mix(h, &route, sizeof(route));
 
+    /* Rules */
+    {
+        creach_rule rule, rule2;
+        int rp = parse3(parse_rule_any, msg, mlen, rest, &rule, sizeof(rule));
+        int e = errno, x = ref_rule(msg, mlen, &rule2);
+
+        same(rp, e, &rule, x, &rule2, sizeof(rule));
+        errno = e;
+        if (type != RTM_NEWRULE && type != RTM_DELRULE)
+            CHECK(rp == -1 && errno == EPROTO);
+        if (rp < 0) {
+            CHECK(errno == EPROTO || errno == EBADMSG);
+            CHECK(fuzz_all_zero(&rule, sizeof(rule)));
+        } else {
+            CHECK(is_addr_family(rule.family));
+            CHECK(rule.dst_len <= (rule.family == AF_INET ? 32 : 128) && rule.src_len <= (rule.family == AF_INET ? 32 : 128));
+            CHECK(fuzz_terminated(rule.iifname, sizeof(rule.iifname)) && fuzz_terminated(rule.oifname, sizeof(rule.oifname)));
+            check_addr_from(msg, mlen, rule.src, rule.family);
+            check_addr_from(msg, mlen, rule.dst, rule.family);
+        }
+        mix_int(h, rp);
+        mix(h, &rule, sizeof(rule));
+    }
+
     /* Links */
     rl = parse3(parse_link_any, msg, mlen, rest, &link, sizeof(link));
     {
@@ -789,9 +866,11 @@ static uint64_t check_datagram(const uint8_t *buf, size_t len)
         creach_route route;
         creach_link link;
         creach_addr addr;
+        creach_rule rule;
         int32_t err;
 
         CHECK(creach_parse_route(buf, len, &route) <= 0);
+        CHECK(creach_parse_rule(buf, len, &rule) <= 0);
         CHECK(creach_parse_link(buf, len, &link) <= 0);
         CHECK(creach_parse_addr(buf, len, &addr) <= 0);
         CHECK(creach_parse_error(buf, len, &err) <= 0);

@@ -22,6 +22,7 @@
 #include <linux/if_arp.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/fib_rules.h>
 
 /* ------------------------------------------------------------------------ */
 /* Fixed sizes                                                               */
@@ -56,6 +57,8 @@ typedef struct {
     uint8_t has_gateway;    /* RTA_GATEWAY or RTA_VIA present */
     uint8_t gateway_family; /* AF_INET / AF_INET6 (RTA_VIA may differ from family) */
     uint8_t has_prefsrc;    /* RTA_PREFSRC present */
+    uint8_t tos;            /* rtm_tos: a route for one TOS only matches lookups of that TOS */
+    uint8_t reserved[3];
     uint32_t flags;         /* rtm_flags (RTM_F_*, RTNH_F_*) */
     uint32_t table;         /* RTA_TABLE when present, else rtm_table */
     int32_t oif;            /* RTA_OIF, 0 when absent */
@@ -65,6 +68,35 @@ typedef struct {
     uint8_t gateway[16];
     uint8_t prefsrc[16];
 } creach_route;
+
+/**
+ * creach_rule - one routing policy rule (RTM_NEWRULE, `ip rule`): the
+ * selectors a plain route lookup is matched against, and what the rule does.
+ */
+typedef struct {
+    uint8_t family;         /* AF_INET or AF_INET6 */
+    uint8_t action;         /* FR_ACT_TO_TBL, FR_ACT_GOTO, FR_ACT_NOP, FR_ACT_BLACKHOLE, FR_ACT_UNREACHABLE, FR_ACT_PROHIBIT */
+    uint8_t dst_len;        /* `to PREFIX/dst_len` (0: all) */
+    uint8_t src_len;        /* `from PREFIX/src_len` (0: all) */
+    uint8_t tos;            /* `tos` / `dsfield` (0: any) */
+    uint8_t has_suppress;   /* FRA_SUPPRESS_PREFIXLEN or FRA_SUPPRESS_IFGROUP: a found route may be refused */
+    uint8_t has_uid_range;  /* FRA_UID_RANGE */
+    uint8_t other_selectors; /* a selector this parser does not decode: tunnel id, l3mdev,
+                               IP protocol, port range, DSCP, flow label, or an attribute
+                               newer than FRA_DPORT_RANGE */
+    uint32_t flags;         /* FIB_RULE_INVERT, FIB_RULE_IIF_DETACHED, ... */
+    uint32_t table;         /* FRA_TABLE when present, else the header's table */
+    uint32_t priority;      /* FRA_PRIORITY, 0 when absent */
+    uint32_t goto_target;   /* FRA_GOTO: the priority a goto rule jumps to */
+    uint32_t fwmark;        /* FRA_FWMARK, 0 when absent */
+    uint32_t fwmask;        /* FRA_FWMASK, 0 when absent (the kernel sends it with every mark) */
+    uint32_t uid_start;     /* FRA_UID_RANGE */
+    uint32_t uid_end;
+    uint8_t src[16];        /* FRA_SRC (4 or 16 bytes used) */
+    uint8_t dst[16];        /* FRA_DST */
+    char iifname[CREACH_IFNAMSIZ];  /* FRA_IIFNAME, "" when absent */
+    char oifname[CREACH_IFNAMSIZ];  /* FRA_OIFNAME, "" when absent */
+} creach_rule;
 
 /** creach_route_query - what to look up, with the optional selectors. */
 typedef struct {
@@ -164,6 +196,13 @@ int creach_parse_error(const void *msg, size_t len, int32_t *error);
  * the wrong size). Unknown attributes are skipped.
  */
 int creach_parse_route(const void *msg, size_t len, creach_route *out);
+
+/**
+ * creach_parse_rule - RTM_NEWRULE / RTM_DELRULE message to creach_rule.
+ * Interface names longer than the field are rejected, never truncated.
+ * Returns 0, or -1 with errno EPROTO or EBADMSG as creach_parse_route.
+ */
+int creach_parse_rule(const void *msg, size_t len, creach_rule *out);
 
 /**
  * creach_parse_link - RTM_NEWLINK / RTM_DELLINK message to creach_link.
@@ -454,6 +493,8 @@ int creach_link_get(creach_nl *nl, int32_t ifindex, const char *name, void *buf,
 /** Dump callbacks: return 0 to go on, anything else to stop the walk early. */
 typedef int (*creach_link_cb)(const creach_link *link, void *ctx);
 typedef int (*creach_addr_cb)(const creach_addr *addr, void *ctx);
+typedef int (*creach_route_cb)(const creach_route *route, void *ctx);
+typedef int (*creach_rule_cb)(const creach_rule *rule, void *ctx);
 
 /**
  * creach_link_dump - RTM_GETLINK dump; calls @cb for every link.
@@ -468,6 +509,24 @@ int creach_link_dump(creach_nl *nl, void *buf, size_t buflen, creach_link_cb cb,
  * Contract as creach_link_dump.
  */
 int creach_addr_dump(creach_nl *nl, uint8_t family, void *buf, size_t buflen, creach_addr_cb cb, void *ctx, uint64_t *skipped);
+
+/**
+ * creach_route_dump - RTM_GETROUTE dump of @family's routes of route type
+ * @type (RTN_THROW, ...; 0 for all) in table @table (0 for all). The kernel
+ * filters when the socket has strict checking (NETLINK_GET_STRICT_CHK);
+ * older kernels send everything, so @cb only sees routes that match both.
+ * Route cache entries (RTM_F_CLONED) are never reported.
+ * Contract as creach_link_dump (the count is of routes reported).
+ */
+int creach_route_dump(creach_nl *nl, uint8_t family, uint32_t table, uint8_t type, void *buf, size_t buflen,
+                      creach_route_cb cb, void *ctx, uint64_t *skipped);
+
+/**
+ * creach_rule_dump - RTM_GETRULE dump of @family's policy rules, in the
+ * kernel's order (by priority, as they are evaluated).
+ * Contract as creach_link_dump.
+ */
+int creach_rule_dump(creach_nl *nl, uint8_t family, void *buf, size_t buflen, creach_rule_cb cb, void *ctx, uint64_t *skipped);
 
 /* ------------------------------------------------------------------------ */
 /* Change notifications (the monitor's socket)                               */

@@ -39,19 +39,28 @@ struct Probe: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the answer.")
     var timeout: Double = 2
 
-    @Option(name: .customLong("fallback-port"), help: "TCP port for --method icmp when no ICMP socket is allowed.")
-    var fallbackPort: UInt16 = 80
+    @Option(name: .customLong("fallback-port"), help: "TCP port for --method icmp when no ICMP socket is allowed (default: 80).")
+    var fallbackPort: UInt16?
 
     @Option(help: "The DNS server for --method dns (default: the first nameserver of resolv.conf).")
     var server: String?
 
     @OptionGroup var resolve: ResolveArguments
 
-    @OptionGroup var kernel: KernelOptions
+    @OptionGroup var kernel: NamespaceOptions
 
     func validate() throws {
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds") }
-        guard fallbackPort > 0 else { throw ValidationError("--fallback-port must be 1...65535") }
+        guard fallbackPort != 0 else { throw ValidationError("--fallback-port must be 1...65535") }
+        // Options another method would ignore are refused, not dropped silently.
+        if fallbackPort != nil && method != "icmp" {
+            throw ValidationError("--fallback-port is for --method icmp (its TCP fallback), not \(method)")
+        }
+        if server != nil && method != "dns" {
+            throw ValidationError(method.hasPrefix("dns:")
+                ? "--server is for --method dns: with dns:NAME the target is the server"
+                : "--server is for --method dns (the name server to ask), not \(method)")
+        }
     }
 
     func run() async throws {
@@ -86,7 +95,7 @@ struct Probe: AsyncParsableCommand {
     private func probeOptions() throws -> ProbeOptions {
         let lookup = try LookupOptions.validated(uid: nil, mark: mark, interface: interface, source: source)
         return ProbeOptions(interface: lookup.interface, source: lookup.source, mark: lookup.mark,
-                            timeout: .milliseconds(Int64((timeout * 1000).rounded(.up))), fallbackPort: fallbackPort)
+                            timeout: .milliseconds(Int64((timeout * 1000).rounded(.up))), fallbackPort: fallbackPort ?? 80)
     }
 }
 

@@ -49,26 +49,40 @@ struct Reach: AsyncParsableCommand {
     }
 }
 
-/// The options every command that asks the kernel shares.
-struct KernelOptions: ParsableArguments {
+/// Where to ask and how to print: the options of every command. `probe` and
+/// `track` take only these (they send packets; interface kinds and the
+/// application's policy do not change what a probe does).
+struct NamespaceOptions: ParsableArguments {
     @Option(name: .customLong("netns"), help: "Ask the kernel of this network namespace (a name in /run/netns, or a path).")
     var namespace: String?
-
-    @Option(name: .customLong("kind"), help: ArgumentHelp("Classify interfaces matching a glob as a kind (wired, wifi, wwan, tunnel, loopback, other); repeatable.", valueName: "NAME=KIND"))
-    var kinds: [String] = []
 
     @Flag(help: "One JSON object per line.")
     var json = false
 
+    func makeProber() throws -> Prober {
+        try Prober(namespace: parsedNamespace())
+    }
+
+    func parsedNamespace() throws -> NetworkNamespace {
+        try namespace.map { (text) throws(ReachabilityError) in try NetworkNamespace(parsing: text) } ?? .current
+    }
+}
+
+/// The options of the commands that evaluate targets: the namespace, how
+/// interfaces are classified, and the application's policy.
+struct KernelOptions: ParsableArguments {
+    @OptionGroup var scope: NamespaceOptions
+
+    @Option(name: .customLong("kind"), help: ArgumentHelp("Classify interfaces matching a glob as a kind (wired, wifi, wwan, tunnel, loopback, other); repeatable.", valueName: "NAME=KIND"))
+    var kinds: [String] = []
+
     @OptionGroup(title: "Policy") var policy: PolicyArguments
+
+    var json: Bool { scope.json }
 
     func makeEvaluator() throws -> ReachabilityEvaluator {
         try ReachabilityEvaluator(namespace: parsedNamespace(), kindOverrides: parsedKinds(), policy: policy.policy(),
                                   radio: policy.radioSource())
-    }
-
-    func makeProber() throws -> Prober {
-        try Prober(namespace: parsedNamespace())
     }
 
     func makeMonitor(_ targets: [Target], options: LookupOptions, resolveTimeout: Duration,
@@ -86,7 +100,7 @@ struct KernelOptions: ParsableArguments {
     }
 
     func parsedNamespace() throws -> NetworkNamespace {
-        try namespace.map { (text) throws(ReachabilityError) in try NetworkNamespace(parsing: text) } ?? .current
+        try scope.parsedNamespace()
     }
 }
 
@@ -158,12 +172,17 @@ struct ValidationArguments: ParsableArguments {
     @Option(name: .customLong("validate"), help: ArgumentHelp("Validate reachable targets with a probe through their output interface: http[:URL] (expects 204; a redirect or a page is a captive portal), dns[:NAME], icmp:HOST, tcp:HOST:PORT. Sent after each change to reachable and every --validate-interval.", valueName: "METHOD"))
     var method: String?
 
-    @Option(name: .customLong("validate-interval"), help: "Seconds between validations of a reachable target.")
-    var validateInterval: Double = 60
+    @Option(name: .customLong("validate-interval"), help: "Seconds between validations of a reachable target (default: 60).")
+    var interval: Double?
+
+    var validateInterval: Double { interval ?? 60 }
 
     func validate() throws {
         guard validateInterval.isFinite, validateInterval >= 0.1, validateInterval <= 86_400 else {
             throw ValidationError("--validate-interval must be 0.1...86400 seconds")
+        }
+        guard method != nil || interval == nil else {
+            throw ValidationError("--validate-interval needs --validate (the probe to repeat)")
         }
     }
 

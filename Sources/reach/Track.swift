@@ -63,7 +63,7 @@ struct Track: AsyncParsableCommand {
     @Option(help: "Firewall mark of the probes (decimal or 0x hex).", transform: LookupArguments.parseMark)
     var mark: Int64?
 
-    @OptionGroup var kernel: KernelOptions
+    @OptionGroup var kernel: NamespaceOptions
 
     func run() async throws {
         let configuration = try trackerConfiguration()
@@ -93,6 +93,10 @@ struct Track: AsyncParsableCommand {
     func trackerConfiguration() throws -> UplinkTracker.Configuration {
         guard !hosts.isEmpty else { throw ValidationError("give at least one --host") }
         let addresses = try hosts.map { (text) throws(ReachabilityError) in try IPAddress(parsing: text) }
+        // The same host twice would be probed twice and counted twice toward --reliability.
+        for (index, address) in addresses.enumerated() where addresses[..<index].contains(address) {
+            throw ValidationError("--host \(address) is given twice")
+        }
         let lookup = try LookupOptions.validated(uid: nil, mark: mark, interface: interface, source: source)
         guard let state = UplinkState(rawValue: initialState), state == .online || state == .offline else {
             throw ValidationError("--initial-state must be online or offline")

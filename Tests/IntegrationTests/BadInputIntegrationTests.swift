@@ -235,14 +235,42 @@ final class BadInputCLITests: NamespaceTestCase {
         let ns = try makeLAN()
         try expectBadInput(["probe", "10.1.0.7", "--method", "tcp:9", "--source", "10.9.9.9", "--timeout", "0.2",
                             "--netns", ns.name],
-                           says: "invalid IP address '10.9.9.9 (not an address of this host)'", backstop: false)
+                           says: "invalid source: 10.9.9.9 is not an address of this host", backstop: false)
     }
 
     func testCLISourceOfAnotherFamily() throws {
         let ns = try makeLAN()
         try expectBadInput(["check", "10.1.0.7", "--source", "::1", "--netns", ns.name],
-                           says: "invalid IP address '::1 (source family differs from target 10.1.0.7)'", backstop: false)
+                           says: "invalid source: ::1 is IPv6 and the target 10.1.0.7 is IPv4", backstop: false)
         try expectBadInput(["check", "10.1.0.7", "--source", "nope"], says: "invalid IP address 'nope'")
+    }
+
+    /// Options a subcommand accepted and then ignored are refused (issue 17):
+    /// interface kinds and the policy options mean nothing to a probe or a
+    /// tracker; --server only to --method dns; --fallback-port only to icmp;
+    /// --validate-interval only with --validate; a host given twice to track.
+    func testCLIOptionsASubcommandCannotActOnAreRefused() throws {
+        for subcommand in [["probe", "127.0.0.1"], ["track", "--interface", "lo", "--host", "127.0.0.1"]] {
+            try expectBadInput(subcommand + ["--kind", "lo=wifi"], says: "Unknown option '--kind'")
+            try expectBadInput(subcommand + ["--no-wwan"], says: "Unknown option '--no-wwan'")
+            try expectBadInput(subcommand + ["--allow-wwan", "false"], says: "Unknown option '--allow-wwan'")
+            try expectBadInput(subcommand + ["--metered", "lo"], says: "Unknown option '--metered'")
+        }
+        try expectBadInput(["probe", "127.0.0.1", "--server", "127.0.0.1"],
+                           says: "--server is for --method dns (the name server to ask), not icmp")
+        try expectBadInput(["probe", "127.0.0.1", "--method", "dns:example.org", "--server", "127.0.0.1"],
+                           says: "--server is for --method dns: with dns:NAME the target is the server")
+        try expectBadInput(["probe", "127.0.0.1", "--method", "tcp:9", "--fallback-port", "22"],
+                           says: "--fallback-port is for --method icmp (its TCP fallback), not tcp:9")
+        try expectBadInput(["watch", "127.0.0.1", "--validate-interval", "5"],
+                           says: "--validate-interval needs --validate (the probe to repeat)")
+        try expectBadInput(["track", "--interface", "lo", "--host", "127.0.0.1", "--host", "127.0.0.1"],
+                           says: "--host 127.0.0.1 is given twice")
+        // What stays accepted: the policy options where they act, --server with dns.
+        for subcommand in ["check", "wait", "watch", "status"] {
+            let help = try reach([subcommand, "--help"])
+            XCTAssertTrue(help.stdout.contains("--kind") && help.stdout.contains("--no-wwan"), subcommand)
+        }
     }
 
     func testCLIUnknownSubcommand() throws {

@@ -139,6 +139,12 @@ final class CLITests: NamespaceTestCase {
         XCTAssertTrue(object["table"] is NSNull)
         XCTAssertEqual(object["error"] as? String, "Invalid argument")
 
+        // A throw route without fallback: the text and the JSON say `throw`.
+        ns.run("route add throw 10.9.0.0/16")
+        let thrown = try reach(["check", "10.9.0.9", "--netns", ns.name])
+        XCTAssertEqual(thrown.status, 1, thrown.stderr)
+        XCTAssertTrue(thrown.stdout.contains("route throw  (Network is unreachable)"), thrown.stdout)
+
         // One reachable and one unreachable target: exit 1, one line each.
         let mixed = try reach(["check", "10.1.0.7", "10.2.0.9", "--netns", ns.name, "--json"])
         XCTAssertEqual(mixed.status, 1)

@@ -44,6 +44,7 @@ final class RouteScenarioTests: NamespaceTestCase {
     /// The refusal text ip prints (strerror) for each refused verdict.
     private static let refusalText: [RouteVerdict: String] = [
         .noRoute: "Network is unreachable",
+        .throw: "Network is unreachable",
         .unreachable: "No route to host",
         .prohibit: "Permission denied",
         .blackhole: "Invalid argument",
@@ -195,6 +196,67 @@ final class RouteScenarioTests: NamespaceTestCase {
         XCTAssertNil(answer.interfaceKind)
         XCTAssertEqual(answer.status, .notReachable)
         XCTAssertEqual(answer.pathStatus, .unsatisfied)
+    }
+
+    // MARK: throw routes (the kernel answers ENETUNREACH as for no route)
+
+    func testThrowRouteWithoutFallbackIsReportedAsThrow() throws {
+        let ns = try makeNamespace()
+        buildLAN(ns)
+        ns.run("route add throw 10.9.0.0/16", "-6 route add throw 2001:db8:9::/48")
+        let evaluator = try makeEvaluator(ns)
+
+        for target in ["10.9.4.4", "2001:db8:9::4"] {
+            let answer = try evaluate(evaluator, ns, target)
+            XCTAssertEqual(answer.route.verdict, .throw, target)
+            XCTAssertEqual(answer.route.errno, .networkUnreachable, target)
+            XCTAssertEqual(answer.flags, [], target)
+            XCTAssertEqual(answer.status, .notReachable, target)
+        }
+        // Outside the throw route's prefix there is simply no route.
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.8.4.4").route.verdict, .noRoute)
+        XCTAssertEqual(try evaluate(evaluator, ns, "2001:db8:8::4").route.verdict, .noRoute)
+    }
+
+    func testThrowInAPolicyTableFollowsTheRuleChain() throws {
+        let ns = try makeNamespace()
+        buildLAN(ns)
+        ns.run("route add throw 10.7.0.0/16 table 100", "rule add to 10.7.0.0/16 table 100 pref 100",
+               "route add throw 10.6.0.0/16 table 200")   // table 200: no rule consults it
+        let evaluator = try makeEvaluator(ns)
+
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.7.1.1").route.verdict, .throw)
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.6.1.1").route.verdict, .noRoute,
+                       "a throw route in a table no rule reaches is not why")
+
+        // A rule that does not apply to this lookup (another mark, an inverted
+        // match, an output interface) does not reach table 200. (With an
+        // output interface IPv4 assumes on-link rather than refuse.)
+        ns.run("rule add to 10.6.0.0/16 fwmark 9 table 200 pref 110", "rule add not to 10.6.0.0/16 table 200 pref 111",
+               "rule add to 10.6.0.0/16 oif vb table 200 pref 112")
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.6.1.1").route.verdict, .noRoute)
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.6.1.1", options: LookupOptions(mark: 9)).route.verdict, .throw)
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.6.1.1", options: LookupOptions(mark: 8)).route.verdict, .noRoute)
+        // `iif lo` matches a lookup for a locally sent packet.
+        ns.run("rule add to 10.6.0.0/16 iif lo table 200 pref 113")
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.6.1.1").route.verdict, .throw)
+
+        // The throw falls through to a later table that has a route: the kernel's answer.
+        ns.run("route add default via 10.1.0.254")
+        let fallback = try evaluate(evaluator, ns, "10.7.1.1")
+        XCTAssertEqual(fallback.route.verdict, .unicast)
+        XCTAssertEqual(fallback.route.table, 254)
+        ns.run("route del default via 10.1.0.254")
+
+        // A goto past the throw table's rule: it is not consulted.
+        ns.run("rule add to 10.7.0.0/16 goto 150 pref 90", "rule add to 10.7.0.0/16 nop pref 150")
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.7.1.1").route.verdict, .noRoute)
+        ns.run("rule del pref 90")
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.7.1.1").route.verdict, .throw)
+
+        // An `unreachable` rule also answers ENETUNREACH: that one is no route.
+        ns.run("rule add to 10.7.0.0/16 unreachable pref 200")
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.7.1.1").route.verdict, .noRoute)
     }
 
     // MARK: Link state

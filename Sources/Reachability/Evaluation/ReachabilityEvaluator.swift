@@ -269,7 +269,38 @@ public final class ReachabilityEvaluator: Sendable {
         guard creach_route_get(&session.netlink, &query, session.buffer, Int(CREACH_REPLY_BUFSIZ), &route) == 0 else {
             throw .system(operation: "RTM_GETROUTE \(address)", errno: .current)
         }
-        return RouteLookup(route)
+        guard route.error == ENETUNREACH else { return RouteLookup(route) }
+        let lookup = RuleChain.Lookup(destination: address, source: options.source, outputIndex: query.oif,
+                                      mark: options.mark ?? 0, uid: options.uid ?? getuid())
+        return RouteLookup(route, refusedByThrow: try refusalIsThrow(lookup, in: &session))
+    }
+
+    /// Whether a lookup refused with `ENETUNREACH` met a `throw` route: the
+    /// family's `throw` routes (a dump the kernel filters) and its rules,
+    /// walked by `RuleChain`. Undecidable counts as no (`noRoute`, as before).
+    private func refusalIsThrow(_ lookup: RuleChain.Lookup, in session: inout Session) throws(ReachabilityError) -> Bool {
+        let family = lookup.destination.family.rawFamily
+        let throws_ = try retryingInterruptedDump("RTM_GETROUTE throw dump") { (buffer, size, routes: Collected<creach_route>) in
+            var skipped: UInt64 = 0
+            return creach_route_dump(&session.netlink, family, 0, UInt8(RTN_THROW), buffer, size, { route, context in
+                Unmanaged<Collected<creach_route>>.fromOpaque(context!).takeUnretainedValue().items.append(route!.pointee)
+                return 0
+            }, Unmanaged.passUnretained(routes).toOpaque(), &skipped)
+        }
+        let tables = RuleChain.tables(of: throws_, covering: lookup.destination)
+        guard !tables.isEmpty else { return false }
+        let rules = try retryingInterruptedDump("RTM_GETRULE dump") { (buffer, size, rules: Collected<creach_rule>) in
+            var skipped: UInt64 = 0
+            return creach_rule_dump(&session.netlink, family, buffer, size, { rule, context in
+                Unmanaged<Collected<creach_rule>>.fromOpaque(context!).takeUnretainedValue().items.append(rule!.pointee)
+                return 0
+            }, Unmanaged.passUnretained(rules).toOpaque(), &skipped)
+        }.map(PolicyRule.init)
+        var indexes: [String: Int32] = [:]
+        for name in rules.flatMap({ [$0.inputInterface, $0.outputInterface] }).compactMap({ $0 }) where indexes[name] == nil {
+            indexes[name] = (try? interfaceIndex(named: name, in: &session)) ?? -1
+        }
+        return RuleChain.refusalIsThrow(rules: rules, throwTables: tables, lookup: lookup) { indexes[$0] } ?? false
     }
 
     /// The link with this index, nil when it no longer exists.

@@ -10,6 +10,8 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
 
         /// The C address family, `AF_INET` or `AF_INET6`.
         var rawFamily: UInt8 { self == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6) }
+        /// "IPv4" or "IPv6", for messages.
+        var name: String { self == .v4 ? "IPv4" : "IPv6" }
         /// Address length in bytes.
         var byteCount: Int { self == .v4 ? 4 : 16 }
     }
@@ -51,6 +53,14 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
         self.low = UInt64(bigEndian: storage.1)
     }
 
+    /// Whether the first `length` bits equal `prefix`'s (same family; a length
+    /// past the address's bits, or a prefix of another family, never matches).
+    func isIn(_ prefix: IPAddress, length: Int) -> Bool {
+        guard family == prefix.family, length >= 0, length <= family.byteCount * 8 else { return false }
+        func mask(_ bits: Int) -> UInt64 { bits <= 0 ? 0 : bits >= 64 ? .max : ~(UInt64.max >> UInt64(bits)) }
+        return (high ^ prefix.high) & mask(length) == 0 && (low ^ prefix.low) & mask(length - 64) == 0
+    }
+
     /// Calls `body` with the address's bytes in network order (4 or 16 of them).
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var storage = (high.bigEndian, low.bigEndian)
@@ -62,7 +72,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
     func copySource<T>(_ source: IPAddress?, into field: inout T) throws(ReachabilityError) -> Bool {
         guard let source else { return false }
         guard source.family == family else {
-            throw .invalidAddress("\(source) (source family differs from target \(self))")
+            throw .invalidConfiguration("source", reason: "\(source) is \(source.family.name) and the target \(self) is \(family.name)")
         }
         source.copy(into: &field)
         return true

@@ -21,8 +21,12 @@ public enum RouteVerdict: String, Hashable, Sendable {
     case blackhole
     /// A `prohibit` route matched (the lookup fails with `EACCES`): the basis of *restricted*.
     case prohibit
-    /// No route, or a `throw` route with no fallback (`ENETUNREACH`).
+    /// No route (`ENETUNREACH`): no rule's table had one, or an `unreachable`
+    /// rule refused the lookup.
     case noRoute
+    /// A `throw` route matched and no later rule's table had a route
+    /// (`ENETUNREACH`, as for `noRoute`; told apart by walking `ip rule`).
+    case `throw`
     /// The lookup failed for another reason (see `RouteLookup.errno`), e.g. `ENODEV`
     /// for an output interface that is down.
     case failed
@@ -57,7 +61,7 @@ public enum RouteVerdict: String, Hashable, Sendable {
         case Int(RTN_UNREACHABLE): self = .unreachable
         case Int(RTN_BLACKHOLE): self = .blackhole
         case Int(RTN_PROHIBIT): self = .prohibit
-        case Int(RTN_THROW): self = .noRoute
+        case Int(RTN_THROW): self = .throw
         default: self = .failed
         }
     }
@@ -78,11 +82,13 @@ public struct RouteLookup: Hashable, Sendable {
     /// The kernel's errno when it refused the lookup.
     public let errno: Errno?
 
-    init(_ route: creach_route) {
+    /// `refusedByThrow`: the lookup was refused with `ENETUNREACH` because of
+    /// a `throw` route (`RuleChain.refusalIsThrow`).
+    init(_ route: creach_route, refusedByThrow: Bool = false) {
         let family: IPAddress.Family = route.family == UInt8(AF_INET6) ? .v6 : .v4
         self.family = family
         if route.error != 0 {
-            verdict = RouteVerdict(refusal: route.error)
+            verdict = refusedByThrow && route.error == ENETUNREACH ? .throw : RouteVerdict(refusal: route.error)
             errno = Errno(rawValue: route.error)
             table = 0; interfaceIndex = nil; gateway = nil; preferredSource = nil
             return

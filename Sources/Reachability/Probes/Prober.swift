@@ -278,7 +278,7 @@ private struct Exchange {
     private func socketError(_ error: Errno, transport: ProbeTransport) -> ReachabilityError {
         if error == .noSuchDevice, let interface = options.interface { return .unknownInterface(interface) }
         if error.rawValue == EADDRNOTAVAIL, let source = options.source {
-            return .invalidAddress("\(source) (not an address of this host)")
+            return .invalidConfiguration("source", reason: "\(source) is not an address of this host")
         }
         if error == .notPermitted, options.mark != nil {
             return .system(operation: "set firewall mark (SO_MARK needs CAP_NET_ADMIN)", errno: error)
