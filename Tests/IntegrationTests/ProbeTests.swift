@@ -111,7 +111,8 @@ final class ProbeTests: NamespaceTestCase {
         XCTAssertEqual(try prober.probe(IPAddress("10.9.0.2")!,
                                         options: ProbeOptions(source: IPAddress("10.9.0.1")!)).outcome, .answered)
         XCTAssertThrowsError(try prober.probe(IPAddress("10.9.0.2")!, options: ProbeOptions(source: IPAddress("10.9.0.99")!))) {
-            guard case .invalidAddress = $0 as? ReachabilityError else { return XCTFail("\($0)") }
+            XCTAssertEqual($0 as? ReachabilityError,
+                           .invalidConfiguration("source", reason: "10.9.0.99 is not an address of this host"))
         }
         XCTAssertThrowsError(try prober.probe(IPAddress("10.9.0.2")!, options: options("nowhere0"))) {
             XCTAssertEqual($0 as? ReachabilityError, .unknownInterface("nowhere0"))

@@ -86,7 +86,8 @@ final class InputValidationTests: XCTestCase {
     func testSourceFamilyMismatchIsTyped() throws {
         let evaluator = try ReachabilityEvaluator()
         XCTAssertThrowsError(try evaluator.evaluate(IPAddress("127.0.0.1")!, options: LookupOptions(source: IPAddress("::1")))) { error in
-            guard case .invalidAddress = error as? ReachabilityError else { return XCTFail("\(error)") }
+            XCTAssertEqual(error as? ReachabilityError,
+                           .invalidConfiguration("source", reason: "::1 is IPv6 and the target 127.0.0.1 is IPv4"))
         }
     }
 
