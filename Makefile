@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check static setup-kernel test-kernel clean
+.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check footprint static setup-kernel test-kernel clean
 
 all: build
 
@@ -116,5 +116,12 @@ bench: setup
 bench-check: setup
 	cd Benchmarks && $(SWIFT) package benchmark thresholds check --target Classification --no-progress
 
+# What ReachabilityCore adds to a static, stripped program that watches
+# `internet` (Examples/Footprint), against a hello world built the same way:
+# size, RSS, threads, and where the bytes go. CI gates the size (deterministic).
+FOOTPRINT_MAX_KB ?= 800
+footprint: setup
+	Examples/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB)
+
 clean:
-	rm -rf .build .build-sanitize .build-fuzz Benchmarks/.build Benchmarks/.results
+	rm -rf .build .build-sanitize .build-fuzz Benchmarks/.build Benchmarks/.results Examples/Footprint/.build

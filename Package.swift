@@ -6,6 +6,9 @@ let package = Package(
     name: "swift-reachability",
     products: [
         .library(name: "Reachability", targets: ["Reachability"]),
+        // The same library without Swift concurrency and Dispatch: for
+        // firmware-sized programs that take changes through callbacks.
+        .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
         .executable(name: "reach", targets: ["reach"]),
     ],
     dependencies: [
@@ -29,9 +32,17 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("cap")]
         ),
+        // Kernel facts → flags → decisions, the monitor and its callbacks,
+        // probes and the tracker: no Swift concurrency, no Dispatch.
+        .target(
+            name: "ReachabilityCore",
+            dependencies: ["CReachability"]
+        ),
+        // ReachabilityCore re-exported, plus what needs Swift concurrency or
+        // Dispatch: AsyncStream changes, async lookups and probes, `.dispatch(queue)`.
         .target(
             name: "Reachability",
-            dependencies: ["CReachability"]
+            dependencies: ["ReachabilityCore"]
         ),
         .executableTarget(
             name: "reach",
@@ -42,7 +53,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachabilityTests",
-            dependencies: ["Reachability", "CReachability"],
+            dependencies: ["Reachability", "ReachabilityCore", "CReachability"],
             // Binary netlink captures, read by path (#filePath) in the parser tests.
             exclude: ["Fixtures"]
         ),
@@ -53,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Reachability", "CReachability", "CTestSupport"]
+            dependencies: ["Reachability", "ReachabilityCore", "CReachability", "CTestSupport"]
         ),
     ]
 )

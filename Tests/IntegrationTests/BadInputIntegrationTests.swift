@@ -9,7 +9,8 @@
 
 import CReachability
 import Foundation
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 import Synchronization
 import XCTest
 

@@ -8,7 +8,8 @@ import CReachability
 import CTestSupport
 import Foundation
 import Synchronization
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 import XCTest
 
 #if canImport(Glibc)

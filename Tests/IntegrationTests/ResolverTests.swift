@@ -5,7 +5,8 @@
 
 import Dispatch
 import Foundation
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 import Synchronization
 import XCTest
 

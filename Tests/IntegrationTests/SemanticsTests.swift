@@ -5,7 +5,8 @@
 // real PPP and modem links are in the kernel lane, Tests/KernelLane).
 
 import Foundation
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 import Synchronization
 import XCTest
 

@@ -11,7 +11,8 @@
 import CReachability
 import Dispatch
 import Foundation
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 import Synchronization
 import XCTest
 

@@ -4,7 +4,8 @@
 // so validation traffic never leaves the test's namespaces.
 
 import Foundation
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 import XCTest
 
 final class ValidationTests: NamespaceTestCase {

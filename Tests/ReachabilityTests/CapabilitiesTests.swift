@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 
 /// libcap's view of the effective set, against the kernel's own report in
 /// /proc/self/status (CapEff), read independently here.

@@ -1,5 +1,6 @@
 import XCTest
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 
 /// The status tables over all 512 combinations of the nine flag bits, against
 /// references written here from the rules' published form, not from the tables.

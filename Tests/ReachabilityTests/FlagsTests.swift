@@ -1,5 +1,6 @@
 import XCTest
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 
 /// Every flag pinned to the raw value of its SCNetworkReachabilityFlags twin
 /// (SystemConfiguration/SCNetworkReachability.h), and the sample's format.

@@ -1,5 +1,6 @@
 import XCTest
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 
 /// Bad input gives a typed error, never a crash and never a silent wrong answer.
 final class InputValidationTests: XCTestCase {

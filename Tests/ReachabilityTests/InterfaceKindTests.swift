@@ -1,6 +1,7 @@
 import XCTest
 import CReachability
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 
 final class InterfaceKindTests: XCTestCase {
     func kind(_ facts: InterfaceFacts, _ overrides: [String] = []) throws -> InterfaceKind {

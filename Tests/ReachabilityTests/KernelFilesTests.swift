@@ -6,7 +6,8 @@
 
 import CReachability
 import Foundation
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 import XCTest
 
 #if canImport(Glibc)

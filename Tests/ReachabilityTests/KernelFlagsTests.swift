@@ -1,6 +1,7 @@
 import XCTest
 import CReachability
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 
 /// DESIGN.md's "Kernel state → flags" table, row by row, on kernel facts built
 /// as the C core reports them. (The same situations on the real kernel are in

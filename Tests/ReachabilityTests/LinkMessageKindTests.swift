@@ -1,6 +1,7 @@
 import XCTest
 import CReachability
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 
 /// Every classification rule from the bytes up: an RTM_NEWLINK as the kernel
 /// sends it for links this machine's kernel cannot make (PPP, raw-IP WWAN,

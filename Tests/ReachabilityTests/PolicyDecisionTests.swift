@@ -1,5 +1,6 @@
 import XCTest
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 
 /// Mask, accessibility, unsatisfied reason and policy flags over every
 /// combination of their inputs, against references written here from the

@@ -4,7 +4,8 @@
 // ENETUNREACH both for "no route" and for a throw route without fallback).
 
 import CReachability
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 import XCTest
 
 final class RuleChainTests: XCTestCase {

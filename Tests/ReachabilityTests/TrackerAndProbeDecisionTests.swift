@@ -1,7 +1,8 @@
 // The pure halves of probing and tracking: the tracker's score and intervals,
 // method and URL parsing, and the choice of an ICMP socket.
 
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 import XCTest
 
 final class TrackerScoreTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 import CReachability
-@testable import Reachability
+import Reachability
+@testable import ReachabilityCore
 
 /// The WWAN switch, one rule per view, and a validation verdict's effect on
 /// an answer: every flag combination (512) × kind × switch × verdict through

@@ -8,7 +8,7 @@ import Glibc
 /// slow resolver blocks neither the caller nor Swift's cooperative pool. The
 /// thread enters the evaluator's network namespace first, so a name resolves
 /// as it would for a process in that namespace.
-enum HostResolver {
+package enum HostResolver {
     /// Resolver threads alive at once, across the process. getaddrinfo cannot
     /// be cancelled, so a thread whose caller timed out runs on until the
     /// resolver gives up; with a name server that never answers, lookups
@@ -21,28 +21,10 @@ enum HostResolver {
     /// The number of resolver threads alive now.
     static var threadsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
-    static func resolve(_ host: String, in namespace: NamespaceHandle, timeout: Duration) async throws(ReachabilityError) -> [IPAddress] {
-        let pending = Pending()
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>) in
-            pending.install(continuation)
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
-                pending.finish(.failure(.resolutionTimedOut(host: host)))
-            }
-            pending.onFinish { timer.cancel() }
-            do throws(ReachabilityError) {
-                try startLookUp(host, in: namespace) { pending.finish($0) }
-            } catch {
-                pending.finish(.failure(error))
-            }
-        }
-        return try result.get()
-    }
-
     /// Looks `host` up on a resolver thread of its own (which holds the
     /// namespace until it ends) and hands the answer to `completion` there.
     /// Throws `.resolutionFailed` when `maximumInFlight` lookups are running.
-    static func startLookUp(_ host: String, in namespace: NamespaceHandle,
+    package static func startLookUp(_ host: String, in namespace: NamespaceHandle,
                             completion: @escaping @Sendable (Result<[IPAddress], ReachabilityError>) -> Void) throws(ReachabilityError) {
         guard inFlight.wrappingAdd(1, ordering: .relaxed).newValue <= maximumInFlight else {
             inFlight.wrappingSubtract(1, ordering: .relaxed)
@@ -99,39 +81,5 @@ enum HostResolver {
         }
         guard !addresses.isEmpty else { throw .resolutionFailed(host: host, reason: "no IPv4 or IPv6 address") }
         return addresses
-    }
-
-    /// Resumes the continuation exactly once, whichever of answer and timeout comes first.
-    private final class Pending: Sendable {
-        private struct State {
-            var continuation: CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>?
-            var result: Result<[IPAddress], ReachabilityError>?
-            var onFinish: (@Sendable () -> Void)?
-        }
-        private let state = Mutex(State())
-
-        func install(_ continuation: CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>) {
-            state.withLock { $0.continuation = continuation }
-        }
-
-        func onFinish(_ action: @escaping @Sendable () -> Void) {
-            let finished = state.withLock { state -> Bool in
-                if state.result != nil { return true }
-                state.onFinish = action
-                return false
-            }
-            if finished { action() }
-        }
-
-        func finish(_ result: Result<[IPAddress], ReachabilityError>) {
-            let (continuation, action) = state.withLock { state -> (CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>?, (@Sendable () -> Void)?) in
-                guard state.result == nil else { return (nil, nil) }
-                state.result = result
-                defer { state.continuation = nil; state.onFinish = nil }
-                return (state.continuation, state.onFinish)
-            }
-            action?()
-            continuation?.resume(returning: result)
-        }
     }
 }

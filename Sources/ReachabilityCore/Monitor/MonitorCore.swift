@@ -14,8 +14,8 @@ final class MonitorCore: Sendable {
     /// it learns that some are waiting: a stream's doorbell (a buffer of one
     /// element), or a drain queued on its delivery queue (at most one at a time).
     enum Sink: Sendable {
-        case changes(PendingChanges<ReachabilityChange>, doorbell: AsyncStream<Void>.Continuation)
-        case statusChanges(PendingChanges<StatusChange>, doorbell: AsyncStream<Void>.Continuation)
+        case changes(PendingChanges<ReachabilityChange>, doorbell: Doorbell)
+        case statusChanges(PendingChanges<StatusChange>, doorbell: Doorbell)
         case callback(DeliveryQueue, PendingChanges<ReachabilityChange>, @Sendable (ReachabilityChange) -> Void)
         case statusCallback(DeliveryQueue, reachable: Bool, PendingChanges<StatusChange>, @Sendable (StatusChange) -> Void)
     }
@@ -327,11 +327,11 @@ final class MonitorCore: Sendable {
         switch sink {
         case let .changes(pending, doorbell):
             if pending.put(change, target: index) { shared.counters.coalesced += 1 }
-            doorbell.yield()
+            doorbell.ring()
         case let .statusChanges(pending, doorbell):
             guard let status else { return }
             if pending.put(status, target: index) { shared.counters.coalesced += 1 }
-            doorbell.yield()
+            doorbell.ring()
         case let .callback(queue, pending, handler):
             if pending.put(change, target: index) { shared.counters.coalesced += 1 }
             if pending.claimDrain() { schedule(drain(pending, into: handler), on: queue, in: &shared) }

@@ -49,7 +49,7 @@ public final class ReachabilityEvaluator: Sendable {
     private let session: Mutex<Session>
     /// The namespace, held open to resolve host names from inside it (its
     /// resolver threads hold it too); fd -1 for the current one.
-    let namespaceHandle: NamespaceHandle
+    package let namespaceHandle: NamespaceHandle
     var namespaceFD: Int32 { namespaceHandle.fd }
     /// The request socket's netlink port id (for tests that inject faults into it).
     var portID: UInt32 { session.withLock { $0.netlink.portid } }
@@ -122,31 +122,6 @@ public final class ReachabilityEvaluator: Sendable {
         kernelFlags.remove([.connectionOnDemand, .connectionOnTraffic])
         return decide(answer.address, flags: kernelFlags, route: answer.route, link: answer.link,
                       kind: answer.interfaceKind, probe: probe)
-    }
-
-    /// Evaluates a target. A host name is resolved on a thread of its own (from
-    /// inside the evaluator's namespace), never on the caller's thread; all its
-    /// addresses are evaluated. A name that does not resolve is not reachable
-    /// and carries `error`.
-    public func evaluate(_ target: Target, options: LookupOptions = LookupOptions(),
-                         resolveTimeout: Duration = .seconds(5)) async throws(ReachabilityError) -> TargetEvaluation {
-        let addresses: [IPAddress]
-        switch target {
-        case let .address(address):
-            addresses = [address]
-        case .internet:
-            addresses = Target.internetProbeAddresses
-        case let .host(name):
-            do {
-                addresses = try await HostResolver.resolve(name, in: namespaceHandle, timeout: resolveTimeout)
-            } catch {
-                return TargetEvaluation(target: target, addresses: [], error: error)
-            }
-        }
-        var results: [AddressEvaluation] = []
-        results.reserveCapacity(addresses.count)
-        for address in addresses { results.append(try evaluate(address, options: options)) }
-        return TargetEvaluation(target: target, addresses: results, pathFacts: try pathFacts())
     }
 
     // MARK: Path facts

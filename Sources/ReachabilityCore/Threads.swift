@@ -14,7 +14,7 @@ import Glibc
 // says whose it is: every name starts with `reach.`.
 
 /// What a library thread is for; its name in /proc (at most 15 bytes).
-enum ThreadRole: String {
+package enum ThreadRole: String {
     case monitor = "reach.monitor"
     case tracker = "reach.tracker"
     case resolver = "reach.resolve"
@@ -22,7 +22,7 @@ enum ThreadRole: String {
 }
 
 /// Starts a detached thread running `body`.
-func startThread(_ role: ThreadRole, _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
+package func startThread(_ role: ThreadRole, _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
     _ = try createThread(role, detached: true, body)
 }
 

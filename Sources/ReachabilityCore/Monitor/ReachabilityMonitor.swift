@@ -126,39 +126,17 @@ public final class ReachabilityMonitor: Sendable {
 
     public var isRunning: Bool { core.isRunning }
 
-    /// Every change of every target, after each target's initial state. Each
-    /// call is a new observer; the stream ends when the monitor stops, and
-    /// keeps the monitor alive while it is iterated.
-    ///
-    /// A consumer that falls behind misses no current state and costs bounded
-    /// memory: at most one change per target waits, the latest, with `previous`
-    /// being what the consumer saw last (`counters.coalesced`).
-    public func changes() -> AsyncStream<ReachabilityChange> {
-        stream { pending, doorbell in .changes(pending, doorbell: doorbell) } merge: { ReachabilityChange.coalesced($0, $1) }
+    /// For the streams (`changes()`, `statusChanges()` in the Reachability
+    /// module): an observer whose pending changes are announced by `doorbell`.
+    package func addObserver(changes pending: PendingChanges<ReachabilityChange>, doorbell: Doorbell) -> UInt64 {
+        core.addObserver(.changes(pending, doorbell: doorbell))
     }
 
-    /// Status changes only (and each target's initial status), coalesced as `changes()`.
-    public func statusChanges() -> AsyncStream<StatusChange> {
-        stream { pending, doorbell in .statusChanges(pending, doorbell: doorbell) } merge: { StatusChange.coalesced($0, $1) }
+    package func addObserver(statusChanges pending: PendingChanges<StatusChange>, doorbell: Doorbell) -> UInt64 {
+        core.addObserver(.statusChanges(pending, doorbell: doorbell))
     }
 
-    /// A stream over an observer's pending changes: a doorbell (buffer of one)
-    /// says that some wait, and the stream takes them oldest first. Dropping
-    /// or cancelling the stream ends the doorbell, which removes the observer.
-    private func stream<Change: Sendable>(_ sink: (PendingChanges<Change>, AsyncStream<Void>.Continuation) -> MonitorCore.Sink,
-                                          merge: @escaping @Sendable (Change, Change) -> Change?) -> AsyncStream<Change> {
-        let pending = PendingChanges<Change>(targets: targets.count, merge: merge)
-        let (doorbell, ring) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = core.addObserver(sink(pending, ring))
-        ring.onTermination = { _ in self.core.removeObserver(id) }
-        let listener = DoorbellListener(doorbell.makeAsyncIterator())
-        return AsyncStream {
-            while true {
-                if let change = pending.take() { return change }
-                guard await listener.next() else { return pending.take() }
-            }
-        }
-    }
+    package func removeObserver(_ id: UInt64) { core.removeObserver(id) }
 
     /// Calls `handler` with each target's initial state and every change. A
     /// handler that falls behind (a blocked queue) gets the latest change of
@@ -224,13 +202,15 @@ public final class ReachabilityMonitor: Sendable {
     }
 }
 
-/// The iterator of a stream's doorbell, used by one consumer at a time (an
-/// `AsyncStream` is iterated by one task), hence `@unchecked Sendable`.
-private final class DoorbellListener: @unchecked Sendable {
-    private var iterator: AsyncStream<Void>.Iterator
-    init(_ iterator: AsyncStream<Void>.Iterator) { self.iterator = iterator }
+/// How a stream observer learns that changes wait (`ring`, which must only
+/// enqueue) and that the monitor stopped (`finish`). The streams in the
+/// Reachability module ring an `AsyncStream<Void>` of one element.
+package struct Doorbell: Sendable {
+    let ring: @Sendable () -> Void
+    let finish: @Sendable () -> Void
 
-    /// Waits for a ring; false when the doorbell ended (the monitor stopped,
-    /// or the consuming task was cancelled).
-    func next() async -> Bool { await iterator.next() != nil }
+    package init(ring: @escaping @Sendable () -> Void, finish: @escaping @Sendable () -> Void) {
+        self.ring = ring
+        self.finish = finish
+    }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 
 /// One new state of a monitored target: the first one (`isInitial`), or one
 /// that differs from the previous in status, flags or interface.
@@ -51,11 +50,6 @@ public struct DeliveryQueue: Sendable {
     /// On the monitor's thread. The callback must return quickly: the monitor
     /// reads no events while it runs. It may call `stop()`.
     public static let monitorThread = DeliveryQueue(kind: .monitorThread)
-
-    /// On a Dispatch queue (a serial one keeps the order of changes).
-    public static func dispatch(_ queue: DispatchQueue) -> DeliveryQueue {
-        DeliveryQueue(kind: .enqueue { work in queue.async(execute: work) })
-    }
 
     /// Through a function that schedules work elsewhere (an event loop, a run
     /// loop). It is called with the monitor's lock held, so it must only

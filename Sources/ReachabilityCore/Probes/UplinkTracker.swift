@@ -311,14 +311,6 @@ public final class UplinkTracker: Sendable {
         }
     }
 
-    /// The initial state, then every state change, as an async sequence.
-    public func events() -> AsyncStream<TrackerEvent> {
-        AsyncStream { continuation in
-            let observation = onEvent { continuation.yield($0) }
-            continuation.onTermination = { _ in observation.cancel() }
-        }
-    }
-
     // MARK: Testing
 
     /// Test hook: the next `onEvent` calls `hook` on its caller's thread once

@@ -126,7 +126,7 @@ extension NetworkNamespace {
 /// holds the handle — an evaluator, a prober, a resolver thread still in
 /// getaddrinfo after its caller timed out — so no thread ever enters
 /// whatever a recycled fd number names.
-final class NamespaceHandle: Sendable {
+package final class NamespaceHandle: Sendable {
     let namespace: NetworkNamespace
     /// -1 for the current namespace.
     let fd: Int32

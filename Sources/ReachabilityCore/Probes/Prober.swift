@@ -18,7 +18,7 @@ import Glibc
 public final class Prober: Sendable {
     public let namespace: NetworkNamespace
     /// The namespace, held open (by its resolver threads too); fd -1 for the current one.
-    let namespaceHandle: NamespaceHandle
+    package let namespaceHandle: NamespaceHandle
     var namespaceFD: Int32 { namespaceHandle.fd }
     /// The ICMP identifier of raw-socket echoes (a ping socket's is set by the kernel).
     fileprivate let identifier: UInt16
@@ -48,31 +48,8 @@ public final class Prober: Sendable {
         try probe(address, method: method, options: options, wakeFD: -1)
     }
 
-    /// Probes `address` on a thread of its own.
-    public func probe(_ address: IPAddress, method: ProbeMethod = .icmp,
-                      options: ProbeOptions = ProbeOptions()) async throws(ReachabilityError) -> ProbeResult {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ProbeResult, ReachabilityError>, Never>) in
-            do throws(ReachabilityError) {
-                try startThread(.probe) {
-                    continuation.resume(returning: Result { () throws(ReachabilityError) in
-                        try self.probe(address, method: method, options: options, wakeFD: -1)
-                    })
-                }
-            } catch {
-                continuation.resume(returning: .failure(error))
-            }
-        }
-        return try result.get()
-    }
-
-    /// The addresses of `host`, resolved from inside the namespace on a thread of its own.
-    public func resolve(_ host: String, timeout: Duration = .seconds(5)) async throws(ReachabilityError) -> [IPAddress] {
-        try Target.validateHostName(host)
-        return try await HostResolver.resolve(host, in: namespaceHandle, timeout: timeout)
-    }
-
     /// The probe; a signal on `wakeFD` (an eventfd, or -1) cancels its wait.
-    func probe(_ address: IPAddress, method: ProbeMethod, options: ProbeOptions,
+    package func probe(_ address: IPAddress, method: ProbeMethod, options: ProbeOptions,
                wakeFD: Int32) throws(ReachabilityError) -> ProbeResult {
         try options.validate()
         try method.validate()

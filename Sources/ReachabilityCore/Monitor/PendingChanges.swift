@@ -6,7 +6,7 @@ import Synchronization
 /// per target, never the whole history: a newer change of the same target
 /// replaces the pending one (`coalesced`), keeping what the consumer last
 /// saw as its `previous`, so once it reads it sees the current state.
-final class PendingChanges<Change: Sendable>: Sendable {
+package final class PendingChanges<Change: Sendable>: Sendable {
     private struct State {
         var slots: [Change?]
         /// Target indexes with a pending change, oldest first (at most one each).
@@ -29,7 +29,7 @@ final class PendingChanges<Change: Sendable>: Sendable {
     /// the consumer last saw).
     private let merge: @Sendable (_ pending: Change, _ newer: Change) -> Change?
 
-    init(targets: Int, merge: @escaping @Sendable (_ pending: Change, _ newer: Change) -> Change?) {
+    package init(targets: Int, merge: @escaping @Sendable (_ pending: Change, _ newer: Change) -> Change?) {
         state = Mutex(State(slots: Array(repeating: nil, count: targets)))
         self.merge = merge
     }
@@ -54,7 +54,7 @@ final class PendingChanges<Change: Sendable>: Sendable {
     }
 
     /// The oldest pending change, or nil.
-    func take() -> Change? {
+    package func take() -> Change? {
         state.withLock { $0.takeOldest() }
     }
 
@@ -89,7 +89,7 @@ final class PendingChanges<Change: Sendable>: Sendable {
 
 extension ReachabilityChange {
     /// `self` pending, `newer` after it: one change from what the consumer last saw to now.
-    static func coalesced(_ pending: ReachabilityChange, _ newer: ReachabilityChange) -> ReachabilityChange? {
+    package static func coalesced(_ pending: ReachabilityChange, _ newer: ReachabilityChange) -> ReachabilityChange? {
         if !pending.isInitial, let previous = pending.previous, ResultKey(previous) == ResultKey(newer.evaluation) {
             return nil
         }
@@ -99,7 +99,7 @@ extension ReachabilityChange {
 }
 
 extension StatusChange {
-    static func coalesced(_ pending: StatusChange, _ newer: StatusChange) -> StatusChange? {
+    package static func coalesced(_ pending: StatusChange, _ newer: StatusChange) -> StatusChange? {
         if !pending.isInitial, pending.previousStatus == newer.status { return nil }
         return StatusChange(target: newer.target, status: newer.status, previousStatus: pending.previousStatus,
                             isInitial: pending.isInitial, timeNanoseconds: newer.timeNanoseconds)

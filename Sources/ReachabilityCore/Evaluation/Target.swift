@@ -22,7 +22,7 @@ public enum Target: Hashable, Sendable, CustomStringConvertible {
         self = .host(text)
     }
 
-    static func validateHostName(_ text: String) throws(ReachabilityError) {
+    package static func validateHostName(_ text: String) throws(ReachabilityError) {
         let name = text.hasSuffix(".") ? String(text.dropLast()) : text
         guard !name.isEmpty else { throw .invalidTarget(text, reason: "empty host name") }
         guard name.utf8.count <= 253 else { throw .invalidTarget(text, reason: "host name longer than 253 bytes") }

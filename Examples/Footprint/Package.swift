@@ -1,0 +1,21 @@
+// swift-tools-version:6.1
+import Foundation
+import PackageDescription
+
+// A path dependency is known by its directory's name (a clone may be called
+// anything), so the library's package is named from where this manifest sits.
+let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().deletingLastPathComponent()
+    .lastPathComponent.lowercased()
+
+// What the library adds to a firmware-sized program (issue 14): a minimal
+// program that watches `internet` and prints its changes, and a hello world
+// built the same way. `measure.sh` builds both static and stripped and
+// compares size, RSS and threads.
+let package = Package(
+    name: "Footprint",
+    dependencies: [.package(path: "../..")],
+    targets: [
+        .executableTarget(name: "embed-watch", dependencies: [.product(name: "ReachabilityCore", package: root)]),
+        .executableTarget(name: "hello"),
+    ]
+)

@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+# Sums the sizes of the symbols that only the first binary has, by module
+# (mangled prefix), to show where the bytes the library adds go.
+import subprocess, sys, collections
+def syms(path):
+    out = subprocess.run(["nm", "--size-sort", "-S", path], capture_output=True, text=True).stdout
+    d = {}
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) < 4: continue
+        d[p[3]] = (int(p[1], 16), p[2])
+    return d
+def cat(n):
+    if n.startswith("$s16ReachabilityCore") or n.startswith("$s12Reachability"): return "Reachability (Swift)"
+    if n.startswith("creach_"): return "CReachability (C)"
+    if n.startswith("cap_") or n.startswith("_cap") or "libcap" in n: return "libcap"
+    if "dispatch" in n.lower(): return "Dispatch"
+    if n.startswith("$sSc") or "swift_task" in n or "swift_job" in n or "Concurrency" in n or "swift_continuation" in n or "swift_asyncLet" in n or n.startswith("$ss5Clock") or "Executor" in n or n.startswith("swift_async") or "TaskGroup" in n or "swift_defaultActor" in n: return "Concurrency"
+    if n.startswith("$s15Synchronization"): return "Synchronization"
+    if n.startswith("$s"): return "stdlib (Swift)"
+    if n.startswith("swift_") or n.startswith("_swift"): return "runtime"
+    return "other (C/C++)"
+a, b = syms(sys.argv[1]), syms(sys.argv[2])
+tot = collections.Counter(); cnt = collections.Counter()
+for n, (sz, t) in a.items():
+    if n in b: continue
+    tot[cat(n)] += sz; cnt[cat(n)] += 1
+for k, v in tot.most_common(): print(f"{v/1024:9.1f} KiB  {cnt[k]:6d} symbols  {k}")
+print(f"{sum(tot.values())/1024:9.1f} KiB total (symbols only in the first binary)")

@@ -1,0 +1,109 @@
+import ReachabilityCore
+import Synchronization
+
+extension ReachabilityEvaluator {
+    /// Evaluates a target. A host name is resolved on a thread of its own (from
+    /// inside the evaluator's namespace), never on the caller's thread; all its
+    /// addresses are evaluated. A name that does not resolve is not reachable
+    /// and carries `error`.
+    public func evaluate(_ target: Target, options: LookupOptions = LookupOptions(),
+                         resolveTimeout: Duration = .seconds(5)) async throws(ReachabilityError) -> TargetEvaluation {
+        let addresses: [IPAddress]
+        switch target {
+        case let .address(address):
+            addresses = [address]
+        case .internet:
+            addresses = Target.internetProbeAddresses
+        case let .host(name):
+            do {
+                addresses = try await HostResolver.resolve(name, in: namespaceHandle, timeout: resolveTimeout)
+            } catch {
+                return TargetEvaluation(target: target, addresses: [], error: error)
+            }
+        }
+        var results: [AddressEvaluation] = []
+        results.reserveCapacity(addresses.count)
+        for address in addresses { results.append(try evaluate(address, options: options)) }
+        return TargetEvaluation(target: target, addresses: results, pathFacts: try pathFacts())
+    }
+}
+
+extension Prober {
+    /// Probes `address` on a thread of its own.
+    public func probe(_ address: IPAddress, method: ProbeMethod = .icmp,
+                      options: ProbeOptions = ProbeOptions()) async throws(ReachabilityError) -> ProbeResult {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ProbeResult, ReachabilityError>, Never>) in
+            do throws(ReachabilityError) {
+                try startThread(.probe) {
+                    continuation.resume(returning: Result { () throws(ReachabilityError) in
+                        try self.probe(address, method: method, options: options, wakeFD: -1)
+                    })
+                }
+            } catch {
+                continuation.resume(returning: .failure(error))
+            }
+        }
+        return try result.get()
+    }
+
+    /// The addresses of `host`, resolved from inside the namespace on a thread of its own.
+    public func resolve(_ host: String, timeout: Duration = .seconds(5)) async throws(ReachabilityError) -> [IPAddress] {
+        try Target.validateHostName(host)
+        return try await HostResolver.resolve(host, in: namespaceHandle, timeout: timeout)
+    }
+}
+
+extension HostResolver {
+    /// `startLookUp` awaited, with a timeout: the answer or `.resolutionTimedOut`, whichever comes first.
+    static func resolve(_ host: String, in namespace: NamespaceHandle, timeout: Duration) async throws(ReachabilityError) -> [IPAddress] {
+        let pending = Pending()
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>) in
+            pending.install(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                pending.finish(.failure(.resolutionTimedOut(host: host)))
+            }
+            pending.onFinish { timer.cancel() }
+            do throws(ReachabilityError) {
+                try startLookUp(host, in: namespace) { pending.finish($0) }
+            } catch {
+                pending.finish(.failure(error))
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// Resumes the continuation exactly once, whichever of answer and timeout comes first.
+private final class Pending: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>?
+        var result: Result<[IPAddress], ReachabilityError>?
+        var onFinish: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+
+    func install(_ continuation: CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func onFinish(_ action: @escaping @Sendable () -> Void) {
+        let finished = state.withLock { state -> Bool in
+            if state.result != nil { return true }
+            state.onFinish = action
+            return false
+        }
+        if finished { action() }
+    }
+
+    func finish(_ result: Result<[IPAddress], ReachabilityError>) {
+        let (continuation, action) = state.withLock { state -> (CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>?, (@Sendable () -> Void)?) in
+            guard state.result == nil else { return (nil, nil) }
+            state.result = result
+            defer { state.continuation = nil; state.onFinish = nil }
+            return (state.continuation, state.onFinish)
+        }
+        action?()
+        continuation?.resume(returning: result)
+    }
+}
