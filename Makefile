@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check footprint static setup-kernel test-kernel clean
+.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check steady-state footprint static setup-kernel test-kernel clean
 
 all: build
 
@@ -115,6 +115,12 @@ bench: setup
 # (Benchmarks/Thresholds: no allocation on the hot path).
 bench-check: setup
 	cd Benchmarks && $(SWIFT) package benchmark thresholds check --target Classification --no-progress
+
+# The monitor's steady state (notifications that change no answer) with the
+# static `reach`: mallocs per round (an LD_PRELOAD counter, all threads) must
+# be 0, and nothing may be reported. Root: it makes a namespace.
+steady-state: static
+	Benchmarks/SteadyState/steady-state.sh --check .build-static/reach 300
 
 # What ReachabilityCore adds to a static, stripped program that watches
 # `internet` (Examples/Footprint), against a hello world built the same way:

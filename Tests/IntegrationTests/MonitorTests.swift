@@ -177,6 +177,14 @@ final class MonitorTests: NamespaceTestCase {
         XCTAssertEqual(changes.first?.evaluation.primary?.route.gateway, IPAddress("10.3.0.254"))
         assertNoMoreChanges(recorder, than: 2)
         assertMatchesKernel(changes.last?.evaluation, ns, "198.51.100.9")
+        // A published answer carries the path facts of its round (the steady
+        // state reads none): the output interface first, then the others that can carry packets.
+        for change in recorder.all {
+            let names = change.evaluation.availableInterfaces.map(\.name)
+            XCTAssertEqual(names.first, change.interface, "\(change.target): the output interface first")
+            XCTAssertEqual(Set(names), ["va", "vb", "vc", "vd"], "\(change.target)")
+            XCTAssertNotNil(change.evaluation.supportsDNS, "\(change.target): supportsDNS is nil only without path facts")
+        }
     }
 
     func testAddressRemovedIsOneChange() throws {

@@ -60,6 +60,8 @@ final class MonitorLoop: @unchecked Sendable {
     private let buffer: UnsafeMutableRawPointer
     private let bufferSize = Int(CREACH_DUMP_BUFSIZ)
     private var watched: [Watched]
+    /// `evaluateTarget`'s answers, reused from round to round (the steady state allocates nothing).
+    private var scratch: [AddressEvaluation] = []
     /// Which link and address notifications changed something (see `EventFilter`).
     private var filter = EventFilter()
     /// The event socket is closed after a failure and opened again at this time.
@@ -454,31 +456,41 @@ final class MonitorLoop: @unchecked Sendable {
 
     /// Evaluates the dirty targets and publishes those whose result differs.
     /// Returns whether anything changed.
+    ///
+    /// The steady state (a notification that changes no answer) reads only
+    /// what the flags need: the namespace's interfaces and name servers
+    /// (`pathFacts`, two dumps) are read once a round, and only when a
+    /// target's answer is published.
     @discardableResult
     private func evaluate(_ dirty: Dirty) -> Bool {
         var changes: [(index: Int, change: ReachabilityChange)] = []
-        // The namespace's interfaces and name servers: read once a round, when needed.
         var pathFacts: ReachabilityEvaluator.PathFacts?
+        func withPathFacts(_ evaluation: TargetEvaluation) -> TargetEvaluation {
+            if pathFacts == nil { pathFacts = (try? core.evaluator.pathFacts()) ?? .init(interfaces: [], supportsDNS: false) }
+            return TargetEvaluation(target: evaluation.target, addresses: evaluation.addresses, error: evaluation.error,
+                                    pathFacts: pathFacts!, validation: evaluation.validation)
+        }
         for index in watched.indices {
             let item = watched[index]
             if case .host = item.target, !item.resolutionSettled { continue }
             let touched = dirty.targets.contains(index) || item.emitted == nil
                 || item.addresses.contains { $0.family == .v4 ? dirty.v4 : dirty.v6 }
             guard touched else { continue }
-            if pathFacts == nil { pathFacts = try? core.evaluator.pathFacts() }
-            let evaluation = evaluateTarget(index, pathFacts: pathFacts)
+            let evaluation = evaluateTarget(index)
             let key = ResultKey(evaluation)
             guard key != item.emittedKey else {
                 // The same answer with a newer probe result: current, but no change.
                 if evaluation.validation != item.emitted?.validation {
-                    watched[index].emitted = evaluation
-                    core.refresh(index, evaluation: evaluation, generation: generation)
+                    let current = withPathFacts(evaluation)
+                    watched[index].emitted = current
+                    core.refresh(index, evaluation: current, generation: generation)
                 }
                 continue
             }
-            let change = ReachabilityChange(target: item.target, evaluation: evaluation, previous: item.emitted,
+            let current = withPathFacts(evaluation)
+            let change = ReachabilityChange(target: item.target, evaluation: current, previous: item.emitted,
                                             isInitial: item.emitted == nil, timeNanoseconds: creach_monotonic_ns())
-            watched[index].emitted = evaluation
+            watched[index].emitted = current
             watched[index].emittedKey = key
             changes.append((index, change))
         }
@@ -488,14 +500,18 @@ final class MonitorLoop: @unchecked Sendable {
         return changes.contains { !$0.change.isInitial }
     }
 
-    private func evaluateTarget(_ index: Int, pathFacts: ReachabilityEvaluator.PathFacts?) -> TargetEvaluation {
+    /// The target's answer without path facts (`evaluate` adds them when it publishes).
+    private func evaluateTarget(_ index: Int) -> TargetEvaluation {
         let item = watched[index]
-        let facts = pathFacts ?? ReachabilityEvaluator.PathFacts(interfaces: [], supportsDNS: false)
         guard !item.addresses.isEmpty else {
-            return TargetEvaluation(target: item.target, addresses: [], error: item.resolutionError, pathFacts: facts)
+            return TargetEvaluation(target: item.target, addresses: [], error: item.resolutionError)
         }
-        var results: [AddressEvaluation] = []
-        results.reserveCapacity(item.addresses.count)
+        // The answers go to a buffer kept between rounds: when nothing changed,
+        // the evaluation built on it is dropped and the buffer is free again.
+        var results = scratch
+        scratch = []
+        defer { scratch = results }
+        results.removeAll(keepingCapacity: true)
         do {
             for address in item.addresses {
                 results.append(try core.evaluator.evaluate(address, options: core.options))
@@ -504,7 +520,7 @@ final class MonitorLoop: @unchecked Sendable {
             if case .system = error {
                 watched[index].retryAt = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
             }
-            return TargetEvaluation(target: item.target, addresses: [], error: error, pathFacts: facts)
+            return TargetEvaluation(target: item.target, addresses: [], error: error)
         }
         // A validation verdict about the primary's output interface joins its answer.
         var validation: ProbeResult?
@@ -514,7 +530,8 @@ final class MonitorLoop: @unchecked Sendable {
             results[at] = core.evaluator.validated(primary, probe: verdict.verdict)
             validation = verdict.result
         }
-        return TargetEvaluation(target: item.target, addresses: results, pathFacts: facts, validation: validation)
+        return TargetEvaluation(target: item.target, addresses: results, error: nil, isEvaluated: true,
+                                availableInterfaces: [], supportsDNS: nil, validation: validation)
     }
 }
 
@@ -523,19 +540,17 @@ final class MonitorLoop: @unchecked Sendable {
 /// whether it is reachable and by which interface (so the IPv6 half of
 /// `internet` going away is a change, while a host name's addresses
 /// rotating over the same interface is not).
+///
+/// The per-address part is compared as a set, straight from the answers the
+/// key keeps (no set is built: the monitor's steady state allocates less).
 struct ResultKey: Equatable {
-    struct FamilyResult: Hashable {
-        let family: IPAddress.Family
-        let reachable: Bool
-        let interfaceIndex: Int32?
-    }
     let status: ReachabilityStatus
     let flags: ReachabilityFlags
     let interfaceIndex: Int32?
     let interfaceName: String?
     let mask: ReachabilityMask
     let accessibility: Accessibility
-    let families: Set<FamilyResult>
+    let addresses: [AddressEvaluation]
     let failed: Bool
 
     init(_ evaluation: TargetEvaluation) {
@@ -545,10 +560,24 @@ struct ResultKey: Equatable {
         interfaceName = evaluation.primary?.link?.name
         mask = evaluation.mask
         accessibility = evaluation.accessibility
-        families = Set(evaluation.addresses.map {
-            FamilyResult(family: $0.address.family, reachable: $0.status.isReachable, interfaceIndex: $0.link?.index)
-        })
+        addresses = evaluation.addresses
         failed = evaluation.error != nil
+    }
+
+    static func == (a: ResultKey, b: ResultKey) -> Bool {
+        a.status == b.status && a.flags == b.flags && a.interfaceIndex == b.interfaceIndex
+            && a.interfaceName == b.interfaceName && a.mask == b.mask && a.accessibility == b.accessibility
+            && a.failed == b.failed && sameFamilies(a.addresses, b.addresses) && sameFamilies(b.addresses, a.addresses)
+    }
+
+    /// Every (family, reachable, interface) of `a` is one of `b`'s.
+    private static func sameFamilies(_ a: [AddressEvaluation], _ b: [AddressEvaluation]) -> Bool {
+        a.allSatisfy { x in
+            b.contains { y in
+                x.address.family == y.address.family && x.status.isReachable == y.status.isReachable
+                    && x.link?.index == y.link?.index
+            }
+        }
     }
 }
 
