@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check steady-state footprint static setup-kernel test-kernel clean
+.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check bench-startup steady-state footprint static setup-kernel test-kernel clean
 
 all: build
 
@@ -115,6 +115,12 @@ bench: setup
 # (Benchmarks/Thresholds: no allocation on the hot path).
 bench-check: setup
 	cd Benchmarks && $(SWIFT) package benchmark thresholds check --target Classification --no-progress
+
+# Start-up and RSS beside GLib's GNetworkMonitor (Benchmarks/Peers), with 0
+# and 100,000 routes, in one run. Root; installs libglib2.0-dev when missing.
+bench-startup: static
+	Examples/Footprint/measure.sh > /dev/null
+	EMBED=Examples/Footprint/.build/measure/embed-watch Benchmarks/Peers/startup.sh .build-static/reach
 
 # The monitor's steady state (notifications that change no answer) with the
 # static `reach`: mallocs per round (an LD_PRELOAD counter, all threads) must
