@@ -141,6 +141,33 @@ final class MonitorTests: NamespaceTestCase {
         XCTAssertEqual(monitor.counters.changes, 2)
     }
 
+    /// A tun device's carrier (a process attaching and detaching, as a VPN
+    /// client does): each way is exactly one change. The kernel announces
+    /// each with two RTM_NEWLINK, 0.1 ms apart on attach and 1.1 ms apart on
+    /// detach (the first with IFF_LOWER_UP cleared and operstate still up),
+    /// which is why a change is not evaluated at its first message.
+    func testACarrierFlapOfATunDeviceGivesOneChangeEachWay() throws {
+        let ns = try makeNamespace()
+        // No IPv6: a link that gains carrier would also get a link-local address.
+        try ns.setSysctl("net.ipv6.conf.default.disable_ipv6", "1")
+        try ns.setSysctl("net.ipv6.conf.all.disable_ipv6", "1")
+        ns.run("tuntap add mode tun name tun0", "addr add 10.8.0.1 peer 10.8.0.2 dev tun0", "link set tun0 up",
+               "route add 10.9.0.0/16 dev tun0")
+        ns.waitForState("tun0", "DOWN")   // up, without carrier until a process attaches
+        let (_, recorder) = try startMonitor(ns, [.address(IPAddress("10.9.1.1")!)])
+        XCTAssertEqual(recorder.all.first?.flags.contains(.connectionRequired), true)
+
+        let fd = try ns.attachTun("tun0")   // carrier on
+        XCTAssertEqual(recorder.waitForChanges(1).first?.status, .reachable(.tunnel))
+        assertNoMoreChanges(recorder, than: 1, "after carrier on:")
+
+        close(fd)                           // carrier off
+        let down = recorder.waitForChanges(2)
+        XCTAssertEqual(down.last?.flags.contains(.connectionRequired), true)
+        XCTAssertEqual(down.last?.previous?.status, .reachable(.tunnel))
+        assertNoMoreChanges(recorder, than: 2, "after carrier off:")
+    }
+
     func testTheSameStateAppliedAgainGivesNoChange() throws {
         let ns = try makeNamespace()
         ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
