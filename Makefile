@@ -123,10 +123,13 @@ bench-startup: static
 	EMBED=Examples/Footprint/.build/measure/embed-watch Benchmarks/Peers/startup.sh .build-static/reach
 
 # The monitor's steady state (notifications that change no answer) with the
-# static `reach`: mallocs per round (an LD_PRELOAD counter, all threads) must
-# be 0, and nothing may be reported. Root: it makes a namespace.
+# static `reach`, for a reachable target and for one with no route (whose
+# refusal is checked for a throw route each round): mallocs per round (an
+# LD_PRELOAD counter, all threads) must be 0, and nothing may be reported.
+# Root: it makes a namespace.
 steady-state: static
 	Benchmarks/SteadyState/steady-state.sh --check .build-static/reach 300
+	TARGET=198.51.100.1 Benchmarks/SteadyState/steady-state.sh --check .build-static/reach 300
 
 # What ReachabilityCore adds to a static, stripped program that watches
 # `internet` (Examples/Footprint), against a hello world built the same way:

@@ -4,7 +4,10 @@
 # is a round of its own). Prints mallocs per round (all threads, counted by
 # mcount.c through LD_PRELOAD) and the CPU the watching process used.
 #
-#   Benchmarks/SteadyState/steady-state.sh [--check] [REACH] [N]     (root: it makes a namespace)
+#   [TARGET=ADDRESS] Benchmarks/SteadyState/steady-state.sh [--check] [REACH] [N]     (root: it makes a namespace)
+#
+# TARGET (default 127.0.0.1) is what `reach watch` watches; 198.51.100.1 has
+# no route there, so each round also looks for a throw route.
 #
 # --check (CI) fails when the rounds allocate: more than 100 mallocs in all
 # (what a process does outside the rounds, whatever N), or a change printed.
@@ -27,7 +30,7 @@ for i in 1 2 3 4; do
     ip -n "$ns" link set "vb$i" up
     ip -n "$ns" addr add "10.$i.0.1/24" dev "va$i"
 done
-LD_PRELOAD="$work/mcount.so" "$reach" watch 127.0.0.1 --netns "$ns" > "$work/out" 2> "$work/err" &
+LD_PRELOAD="$work/mcount.so" "$reach" watch "${TARGET:-127.0.0.1}" --netns "$ns" > "$work/out" 2> "$work/err" &
 pid=$!
 for _ in $(seq 500); do [ -s "$work/out" ] && break; sleep 0.01; done
 sleep 0.3
