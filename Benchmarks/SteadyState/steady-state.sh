@@ -50,6 +50,15 @@ rounds=$((2 * n))
 echo "steady state: $rounds rounds, $((after - before)) mallocs ($(( (after - before) / rounds )) per round)," \
      "CPU $(( (cpu1 - cpu0) * 10 )) ms ($(( (cpu1 - cpu0) * 10000 / rounds )) µs per round), changes printed $(($(wc -l < "$work/out") - 1))"
 if $check; then
+    # The release build once freed a corrupted buffer when an evaluator that
+    # had looked for a throw route went away (the tests run debug builds):
+    # one check of addresses with no route must end with exit 1, not a signal.
+    status=0
+    "$reach" check 198.51.100.1 2001:db8::1 --netns "$ns" > /dev/null 2>&1 || status=$?
+    if [ "$status" -ne 1 ]; then
+        echo "steady state: reach check of unrouted addresses exited $status (1 expected)" >&2
+        exit 1
+    fi
     if [ $((after - before)) -gt 100 ] || [ "$(wc -l < "$work/out")" -ne 1 ]; then
         echo "steady state: the monitor allocates in rounds that change nothing (or reported a change)" >&2
         exit 1
