@@ -44,12 +44,20 @@ public final class ReachabilityEvaluator: Sendable {
         var kinds: [Int32: CachedKind] = [:]
         /// The tree sysfs and procfs are read from (`KernelFiles.root`), nil for `/`.
         let root: String?
+        /// A dump buffer (CREACH_DUMP_BUFSIZ) for the lookups that need one on
+        /// the monitor's rounds (the throw scan), taken once.
+        var dumpBuffer: UnsafeMutableRawPointer?
     }
 
     private let session: Mutex<Session>
     /// The namespace, held open to resolve host names from inside it (its
     /// resolver threads hold it too); fd -1 for the current one.
-    package let namespaceHandle: NamespaceHandle
+    let handle: NamespaceHandle
+    /// For the Reachability module's async lookups. A computed property on
+    /// purpose: a stored one is read at a field offset compiled into that
+    /// module, which an incremental build can leave stale when this class's
+    /// private storage changes (a release binary then freed a wrong pointer).
+    package var namespaceHandle: NamespaceHandle { handle }
     var namespaceFD: Int32 { namespaceHandle.fd }
     /// The request socket's netlink port id (for tests that inject faults into it).
     var portID: UInt32 { session.withLock { $0.netlink.portid } }
@@ -73,7 +81,7 @@ public final class ReachabilityEvaluator: Sendable {
         // come from netlink facts and name patterns alone.
         let sysfsFD = creach_sysfs_open(KernelFiles.root, fd)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_REPLY_BUFSIZ), alignment: 8)
-        self.namespaceHandle = handle
+        self.handle = handle
         self.session = Mutex(Session(netlink: netlink, buffer: buffer, sysfsFD: sysfsFD, root: KernelFiles.root))
     }
 
@@ -82,6 +90,7 @@ public final class ReachabilityEvaluator: Sendable {
             creach_nl_close(&session.netlink)
             if session.sysfsFD >= 0 { close(session.sysfsFD) }
             session.buffer.deallocate()
+            session.dumpBuffer?.deallocate()
         }
     }
 
@@ -217,18 +226,28 @@ public final class ReachabilityEvaluator: Sendable {
                                                _ dump: (UnsafeMutableRawPointer, Int, Collected<Item>) -> Int32) throws(ReachabilityError) -> [Item] {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
         defer { buffer.deallocate() }
-        for attempt in 1...attempts {
-            let items = Collected<Item>()
-            if dump(buffer, Int(CREACH_DUMP_BUFSIZ), items) >= 0 { return items.items }
+        var items = Collected<Item>()
+        try retryingInterrupted(operation, attempts: attempts) {
+            items = Collected<Item>()
+            return dump(buffer, Int(CREACH_DUMP_BUFSIZ), items)
+        }
+        return items.items
+    }
+
+    /// Runs `attempt` (a dump: >= 0, or -1 with errno) again from the start
+    /// while it fails with EAGAIN, at most `attempts` times.
+    private func retryingInterrupted(_ operation: String, attempts: Int = 64,
+                                     _ attempt: () -> Int32) throws(ReachabilityError) {
+        for count in 1...attempts {
+            if attempt() >= 0 { return }
             let error = Errno.current
-            guard error.rawValue == EAGAIN, attempt < attempts else {
+            guard error.rawValue == EAGAIN, count < attempts else {
                 throw .system(operation: error.rawValue == EAGAIN ? "\(operation) (interrupted \(attempts) times by changes)" : operation,
                               errno: error)
             }
             // Changes come in bursts: give this one a moment to pass (0.5 ms, 1 ms, ... at most 5 ms).
-            usleep(UInt32(min(500 * attempt, 5_000)))
+            usleep(UInt32(min(500 * count, 5_000)))
         }
-        return []
     }
 
     private func lookupRoute(_ address: IPAddress, options: LookupOptions, in session: inout Session) throws(ReachabilityError) -> RouteLookup {
@@ -250,20 +269,45 @@ public final class ReachabilityEvaluator: Sendable {
         return RouteLookup(route, refusedByThrow: try refusalIsThrow(lookup, in: &session))
     }
 
+    /// The tables holding a `throw` route (of the destination's family, any
+    /// TOS but 0 aside) that covers `destination`: one dump the kernel filters
+    /// to `throw` routes, read into the session's dump buffer and scanned in
+    /// place, so a refused lookup in a monitor's round allocates nothing when
+    /// no throw route covers it (the common case).
+    private func throwTables(covering destination: IPAddress, in session: inout Session) throws(ReachabilityError) -> Set<UInt32> {
+        struct Scan {
+            var destination: IPAddress
+            var tables: Set<UInt32>? = nil
+        }
+        if session.dumpBuffer == nil {
+            session.dumpBuffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
+        }
+        let buffer = session.dumpBuffer!
+        var scan = Scan(destination: destination)
+        try retryingInterrupted("RTM_GETROUTE throw dump") {
+            scan = Scan(destination: destination)
+            var skipped: UInt64 = 0
+            return withUnsafeMutablePointer(to: &scan) { pointer in
+                creach_route_dump(&session.netlink, destination.family.rawFamily, 0, UInt8(RTN_THROW), buffer,
+                                  Int(CREACH_DUMP_BUFSIZ), { route, context in
+                    let scan = context!.assumingMemoryBound(to: Scan.self)
+                    if let table = RuleChain.tables(of: CollectionOfOne(route!.pointee), covering: scan.pointee.destination).first {
+                        scan.pointee.tables = (scan.pointee.tables ?? []).union([table])
+                    }
+                    return 0
+                }, pointer, &skipped)
+            }
+        }
+        return scan.tables ?? []
+    }
+
     /// Whether a lookup refused with `ENETUNREACH` met a `throw` route: the
     /// family's `throw` routes (a dump the kernel filters) and its rules,
     /// walked by `RuleChain`. Undecidable counts as no (`noRoute`, as before).
     private func refusalIsThrow(_ lookup: RuleChain.Lookup, in session: inout Session) throws(ReachabilityError) -> Bool {
-        let family = lookup.destination.family.rawFamily
-        let throws_ = try retryingInterruptedDump("RTM_GETROUTE throw dump") { (buffer, size, routes: Collected<creach_route>) in
-            var skipped: UInt64 = 0
-            return creach_route_dump(&session.netlink, family, 0, UInt8(RTN_THROW), buffer, size, { route, context in
-                Unmanaged<Collected<creach_route>>.fromOpaque(context!).takeUnretainedValue().items.append(route!.pointee)
-                return 0
-            }, Unmanaged.passUnretained(routes).toOpaque(), &skipped)
-        }
-        let tables = RuleChain.tables(of: throws_, covering: lookup.destination)
+        let tables = try throwTables(covering: lookup.destination, in: &session)
         guard !tables.isEmpty else { return false }
+        let family = lookup.destination.family.rawFamily
         let rules = try retryingInterruptedDump("RTM_GETRULE dump") { (buffer, size, rules: Collected<creach_rule>) in
             var skipped: UInt64 = 0
             return creach_rule_dump(&session.netlink, family, buffer, size, { rule, context in

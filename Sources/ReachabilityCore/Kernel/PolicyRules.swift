@@ -176,7 +176,7 @@ enum RuleChain {
     }
 
     /// The tables of `routes` (throw routes of one family) that hold one covering `destination`.
-    static func tables(of routes: [creach_route], covering destination: IPAddress) -> Set<UInt32> {
+    static func tables(of routes: some Sequence<creach_route>, covering destination: IPAddress) -> Set<UInt32> {
         var tables = Set<UInt32>()
         for var route in routes where route.tos == 0 && route.family == destination.family.rawFamily {
             let prefix = withUnsafeBytes(of: &route.dst) { IPAddress(family: destination.family, bytes: $0) }

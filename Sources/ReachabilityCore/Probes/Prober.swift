@@ -18,7 +18,12 @@ import Glibc
 public final class Prober: Sendable {
     public let namespace: NetworkNamespace
     /// The namespace, held open (by its resolver threads too); fd -1 for the current one.
-    package let namespaceHandle: NamespaceHandle
+    let handle: NamespaceHandle
+    /// For the Reachability module's async lookups. A computed property on
+    /// purpose: a stored one is read at a field offset compiled into that
+    /// module, which an incremental build can leave stale when this class's
+    /// private storage changes (a release binary then freed a wrong pointer).
+    package var namespaceHandle: NamespaceHandle { handle }
     var namespaceFD: Int32 { namespaceHandle.fd }
     /// The ICMP identifier of raw-socket echoes (a ping socket's is set by the kernel).
     fileprivate let identifier: UInt16
@@ -27,7 +32,7 @@ public final class Prober: Sendable {
     /// A prober for `namespace`. Throws `.unknownNamespace` or `.system`.
     public init(namespace: NetworkNamespace = .current) throws(ReachabilityError) {
         self.namespace = namespace
-        self.namespaceHandle = try NamespaceHandle(namespace)
+        self.handle = try NamespaceHandle(namespace)
         self.identifier = UInt16.random(in: 1...UInt16.max)
     }
 
