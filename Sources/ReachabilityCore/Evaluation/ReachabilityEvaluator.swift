@@ -277,7 +277,7 @@ public final class ReachabilityEvaluator: Sendable {
     private func throwTables(covering destination: IPAddress, in session: inout Session) throws(ReachabilityError) -> Set<UInt32> {
         struct Scan {
             var destination: IPAddress
-            var tables: Set<UInt32>? = nil
+            var tables: Set<UInt32> = []   // empty: no storage, nothing allocated
         }
         if session.dumpBuffer == nil {
             session.dumpBuffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
@@ -291,14 +291,13 @@ public final class ReachabilityEvaluator: Sendable {
                 creach_route_dump(&session.netlink, destination.family.rawFamily, 0, UInt8(RTN_THROW), buffer,
                                   Int(CREACH_DUMP_BUFSIZ), { route, context in
                     let scan = context!.assumingMemoryBound(to: Scan.self)
-                    if let table = RuleChain.tables(of: CollectionOfOne(route!.pointee), covering: scan.pointee.destination).first {
-                        scan.pointee.tables = (scan.pointee.tables ?? []).union([table])
-                    }
+                    scan.pointee.tables.formUnion(RuleChain.tables(of: CollectionOfOne(route!.pointee),
+                                                                   covering: scan.pointee.destination))
                     return 0
                 }, pointer, &skipped)
             }
         }
-        return scan.tables ?? []
+        return scan.tables
     }
 
     /// Whether a lookup refused with `ENETUNREACH` met a `throw` route: the

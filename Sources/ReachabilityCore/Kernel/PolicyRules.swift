@@ -10,7 +10,7 @@ import Glibc
 /// `throw` route did and no later rule found one. To tell the two apart,
 /// `RuleChain` walks the rules as `fib_rules_lookup` does for such a lookup:
 /// no input interface but the loopback, no TOS, no protocol or ports.
-struct PolicyRule: Equatable {
+struct PolicyRule {
     enum Action: Equatable {
         /// `lookup TABLE`: consult a routing table (0 means main, as the kernel reads it).
         case lookup(table: UInt32)
@@ -77,16 +77,6 @@ struct PolicyRule: Equatable {
         inverted = raw.flags & UInt32(FIB_RULE_INVERT) != 0
         suppresses = raw.has_suppress != 0
         hasOtherSelectors = raw.other_selectors != 0
-    }
-
-    static func == (a: PolicyRule, b: PolicyRule) -> Bool {
-        a.priority == b.priority && a.action == b.action && a.destination?.prefix == b.destination?.prefix
-            && a.destination?.length == b.destination?.length && a.source?.prefix == b.source?.prefix
-            && a.source?.length == b.source?.length && a.tos == b.tos && a.inputInterface == b.inputInterface
-            && a.outputInterface == b.outputInterface && a.inputDetached == b.inputDetached
-            && a.outputDetached == b.outputDetached && a.mark == b.mark && a.markMask == b.markMask
-            && a.uids == b.uids && a.inverted == b.inverted && a.suppresses == b.suppresses
-            && a.hasOtherSelectors == b.hasOtherSelectors
     }
 
     /// Whether the rule applies to `lookup` (`fib_rule_match`); nil when it
