@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check bench-startup steady-state footprint static setup-kernel test-kernel clean
+.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check bench-startup bench-exporter steady-state footprint static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -38,9 +38,13 @@ test: setup
 	$(SWIFT) test --disable-swift-testing
 
 # A static `reach` (the Swift standard library linked in; glibc and libcap
-# stay shared), stripped: .build-static/reach.
+# stay shared), stripped: .build-static/reach. NO_PIE=1 links it at a fixed
+# address: no start-up relocation of its 39,000 pointers (`reach check` 1.8 ms
+# instead of 2.4; docs/benchmarks/peers.md), at the price of ASLR for the
+# program's own image (libraries, stack and heap stay randomised).
+STATIC_FLAGS := $(if $(NO_PIE),-Xswiftc -Xclang-linker -Xswiftc -no-pie)
 static: setup
-	$(SWIFT) build -c release --static-swift-stdlib --product reach --scratch-path .build-static
+	$(SWIFT) build -c release --static-swift-stdlib --product reach --scratch-path .build-static $(STATIC_FLAGS)
 	strip -o .build-static/reach .build-static/release/reach
 
 # The real-kernel lane (Tests/KernelLane/README.md): Debian's own kernel under
@@ -62,6 +66,42 @@ setup-kernel:
 
 test-kernel: static
 	REACH_LANE_ONLY="$(LANE_ONLY)" Tests/KernelLane/run.sh .build-static/reach
+
+# The fleet (README, "Fleet"): reach-exporter against a real Prometheus.
+# setup-fleet installs Debian's prometheus (with promtool), curl and
+# systemd-analyze; test-fleet checks the rules (promtool check/test rules),
+# the example Prometheus config and the systemd unit, then runs the exporter
+# tests with Prometheus required: two exporters watching two namespaces,
+# scraped every second, one uplink flapped (root).
+FLEET_PACKAGES := prometheus curl systemd
+setup-fleet: setup
+	@if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null || ! command -v curl >/dev/null || \
+			! command -v systemd-analyze >/dev/null; then \
+		echo "make: installing $(FLEET_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+			--no-install-recommends $(FLEET_PACKAGES) >/dev/null; \
+	fi
+
+test-fleet: setup-fleet
+	$(SWIFT) build --build-tests
+	Tests/Fleet/check-static.sh $$($(SWIFT) build --show-bin-path)/reach-exporter
+	REACH_REQUIRE_PROMETHEUS=1 $(SWIFT) test --skip-build --disable-swift-testing --filter ExporterTests
+
+# The README's walk-through, for real: two gateways in namespaces, their
+# exporters, Prometheus with the alert rules; a cable is pulled and the
+# ReachTargetDown alert fires (about 80 s; root).
+fleet-demo: setup-fleet
+	$(SWIFT) build --product reach-exporter
+	dist/demo/fleet-demo.sh $$($(SWIFT) build --show-bin-path)/reach-exporter
+
+# The exporter under load: 1,000 targets, 100 scrapes/s for 30 s from wrk on
+# loopback; latency percentiles and RSS before and after
+# (docs/benchmarks/exporter.md; root).
+bench-exporter: setup-fleet
+	@command -v wrk >/dev/null || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk >/dev/null; }
+	$(SWIFT) build -c release --product reach-exporter
+	Benchmarks/Exporter/load.sh $$($(SWIFT) build -c release --show-bin-path)/reach-exporter | tee docs/benchmarks/exporter.md
 
 # The whole suite again with AddressSanitizer (Swift and C) and
 # UndefinedBehaviorSanitizer (the C core: Swift checks its own arithmetic), in
@@ -98,17 +138,19 @@ fuzz-smoke: setup
 	Fuzz/run.sh --smoke
 
 # Benchmarks (their own package): classification and evaluation with
-# package-benchmark, the monitor against a real kernel (root: it makes network
-# namespaces), then docs/benchmarks/ (table and gnuplot plots).
+# package-benchmark, start-up and RSS beside GLib (bench-startup), the monitor
+# against a real kernel with GLib's monitor beside it (root: it makes network
+# namespaces), then docs/benchmarks/ (tables and gnuplot plots).
 BENCH_RESULTS := Benchmarks/.results
-bench: setup
+bench: setup bench-startup
 	@command -v gnuplot >/dev/null || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gnuplot-nox; }
 	rm -rf $(BENCH_RESULTS) && mkdir -p $(BENCH_RESULTS)
+	gcc -O2 -o $(BENCH_RESULTS)/glib-monitor Benchmarks/Peers/glib-monitor.c $$(pkg-config --cflags --libs gio-2.0)
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark \
 		--target Classification --target Evaluation --no-progress \
 		--format histogramPercentiles --path .results
-	cd Benchmarks && $(SWIFT) run -c release Monitor --output .results/monitor.json
+	cd Benchmarks && $(SWIFT) run -c release Monitor --glib .results/glib-monitor --output .results/monitor.json
 	python3 Benchmarks/report.py $(BENCH_RESULTS) docs/benchmarks
 
 # What CI runs: the classification benchmark against its static thresholds
@@ -119,11 +161,12 @@ bench-check: setup
 # Start-up and RSS beside GLib's GNetworkMonitor (Benchmarks/Peers), with 0
 # and 100,000 routes, in one run. Root; installs libglib2.0-dev when missing.
 bench-startup: static
-	Examples/Footprint/measure.sh > /dev/null
+	WITH_PARSER=1 Examples/Footprint/measure.sh > /dev/null
 	{ echo "# Beside GLib's GNetworkMonitor"; echo; \
 	  echo "Made by \`make bench-startup\` on $$(uname -srm), $$(nproc) CPUs, $$(date -u +%F). Medians of 200 runs;"; \
 	  echo "each ratio compares two measurements of the same run (Benchmarks/Peers/startup.sh)."; echo; \
-	  echo '```'; EMBED=Examples/Footprint/.build/measure/embed-watch Benchmarks/Peers/startup.sh .build-static/reach; \
+	  echo '```'; m=Examples/Footprint/.build/measure; EMBED=$$m/embed-watch HELLO=$$m/hello PARSE_HELLO=$$m/parse-hello \
+	    Benchmarks/Peers/startup.sh .build-static/reach; \
 	  echo '```'; } | tee docs/benchmarks/peers.md
 
 # The monitor's steady state (notifications that change no answer) with the

@@ -36,7 +36,7 @@ let package = Package(
         // routes): a plain executable that needs root and network namespaces.
         .executableTarget(
             name: "Monitor",
-            dependencies: [reachability],
+            dependencies: [reachability, "CBenchLimits"],
             path: "Benchmarks/Monitor"),
     ]
 )

@@ -9,7 +9,10 @@
 #
 # With EMBED=path (make bench-startup sets it: Examples/Footprint's
 # embed-watch, static), the library alone is timed too: start, first
-# answer of a monitor of `internet`, exit.
+# answer of a monitor of `internet`, exit. With HELLO and PARSE_HELLO (the
+# same package's hello world, and the hello world that parses its arguments
+# with swift-argument-parser, built the same way), what a static Swift program
+# and the parser cost before any work.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 reach=${1:-$here/../../.build-static/reach}
@@ -54,18 +57,25 @@ rss_kb() {   # NS COMMAND...: RSS once the command printed its first line
     echo "$rss"
 }
 
-printf '%-40s %14s %14s %8s\n' "" "GLib 2.$(pkg-config --modversion gio-2.0 | cut -d. -f2)" "reach" "ratio"
+printf '%-44s %14s %14s %8s\n' "" "GLib 2.$(pkg-config --modversion gio-2.0 | cut -d. -f2)" "reach" "ratio"
 for routes in 0 100000; do
     ns=reach-startup-$routes-$$
     make_namespace "$ns" "$routes"
     g=$(median_us "$ns" "$work/glib-monitor")
-    r=$(median_us "$ns" "$reach" check internet)
-    printf '%-40s %11s us %11s us %7.2fx\n' "start → first answer, $routes routes" "$g" "$r" "$(awk -v r="$r" -v g="$g" 'BEGIN { print r / g }')"
-    if [ -n "${EMBED:-}" ]; then
-        e=$(median_us "$ns" "$EMBED")
-        printf '%-40s %11s us %11s us %7.2fx\n' "  the library alone (embed-watch)" "$g" "$e" "$(awk -v r="$e" -v g="$g" 'BEGIN { print r / g }')"
+    row() { printf '%-44s %11s us %11s us %7.2fx\n' "$1" "$g" "$2" "$(awk -v r="$2" -v g="$g" 'BEGIN { print r / g }')"; }
+    row "start → first answer, $routes routes" "$(median_us "$ns" "$reach" check internet)"
+    # Any option takes the argument parser and the async runtime (QuickCheck does not).
+    row "  reach through its argument parser" "$(median_us "$ns" "$reach" check internet --resolve-timeout 5)"
+    [ -n "${EMBED:-}" ] && row "  the library alone (embed-watch)" "$(median_us "$ns" "$EMBED")"
+    if [ "$routes" -eq 0 ] && [ -n "${HELLO:-}" ] && [ -n "${PARSE_HELLO:-}" ]; then
+        row "  a static Swift hello world" "$(median_us "$ns" "$HELLO")"
+        row "  hello world + swift-argument-parser" "$(median_us "$ns" "$PARSE_HELLO" internet)"
     fi
     g=$(rss_kb "$ns" "$work/glib-monitor" wait)
     r=$(rss_kb "$ns" "$reach" watch internet)
-    printf '%-40s %11s kB %11s kB %7.2fx\n' "RSS while watching, $routes routes" "$g" "$r" "$(awk -v r="$r" -v g="$g" 'BEGIN { print r / g }')"
+    printf '%-44s %11s kB %11s kB %7.2fx\n' "RSS while watching, $routes routes" "$g" "$r" "$(awk -v r="$r" -v g="$g" 'BEGIN { print r / g }')"
+    if [ "$routes" -eq 0 ] && [ -n "${HELLO:-}" ]; then
+        r=$(rss_kb "$ns" "$HELLO" wait)
+        printf '%-44s %11s kB %11s kB %7.2fx\n' "  a static Swift hello world, waiting" "$g" "$r" "$(awk -v r="$r" -v g="$g" 'BEGIN { print r / g }')"
+    fi
 done

@@ -10,12 +10,18 @@ let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathCompon
 // What the library adds to a firmware-sized program (issue 14): a minimal
 // program that watches `internet` and prints its changes, and a hello world
 // built the same way. `measure.sh` builds both static and stripped and
-// compares size, RSS and threads.
+// compares size, RSS and threads. `parse-hello` (built only by make
+// bench-startup) is the hello world that parses its arguments with
+// swift-argument-parser, as `reach` does: what the parser costs at start-up.
 let package = Package(
     name: "Footprint",
-    dependencies: [.package(path: "../..")],
+    dependencies: [
+        .package(path: "../.."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
     targets: [
         .executableTarget(name: "embed-watch", dependencies: [.product(name: "ReachabilityCore", package: root)]),
         .executableTarget(name: "hello"),
+        .executableTarget(name: "parse-hello", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
     ]
 )

@@ -14,12 +14,13 @@ SWIFT=${SWIFT:-swift}
 # program's own objects to the dynamic symbol table (for backtraces); a
 # firmware build has no use for it (it was 132 KiB of the library's share).
 FLAGS=(-c release --static-swift-stdlib -Xswiftc -Osize -Xlinker --gc-sections -Xlinker --no-export-dynamic)
-"$SWIFT" build "${FLAGS[@]}" >/dev/null
+programs=(embed-watch hello)
+[ -n "${WITH_PARSER:-}" ] && programs+=(parse-hello)   # make bench-startup
+for program in "${programs[@]}"; do "$SWIFT" build "${FLAGS[@]}" --product "$program" >/dev/null; done
 bin=$("$SWIFT" build "${FLAGS[@]}" --show-bin-path)
 out=.build/measure
 mkdir -p "$out"
-strip -o "$out/embed-watch" "$bin/embed-watch"
-strip -o "$out/hello" "$bin/hello"
+for program in "${programs[@]}"; do strip -o "$out/$program" "$bin/$program"; done
 
 size_of() { stat -c %s "$1"; }
 # RSS (kB) and thread count of a program that waits (given an argument),

@@ -8,23 +8,16 @@ extension ReachabilityEvaluator {
     /// and carries `error`.
     public func evaluate(_ target: Target, options: LookupOptions = LookupOptions(),
                          resolveTimeout: Duration = .seconds(5)) async throws(ReachabilityError) -> TargetEvaluation {
-        let addresses: [IPAddress]
-        switch target {
-        case let .address(address):
-            addresses = [address]
-        case .internet:
-            addresses = Target.internetProbeAddresses
-        case let .host(name):
-            do {
-                addresses = try await HostResolver.resolve(name, in: namespaceHandle, timeout: resolveTimeout)
-            } catch {
-                return TargetEvaluation(target: target, addresses: [], error: error)
-            }
+        guard case let .host(name) = target else {
+            return try evaluate(target, at: target.addressesWithoutLookup ?? [], options: options)
         }
-        var results: [AddressEvaluation] = []
-        results.reserveCapacity(addresses.count)
-        for address in addresses { results.append(try evaluate(address, options: options)) }
-        return TargetEvaluation(target: target, addresses: results, pathFacts: try pathFacts())
+        let addresses: [IPAddress]
+        do {
+            addresses = try await HostResolver.resolve(name, in: namespaceHandle, timeout: resolveTimeout)
+        } catch {
+            return TargetEvaluation(target: target, addresses: [], error: error)
+        }
+        return try evaluate(target, at: addresses, options: options)
     }
 }
 

@@ -35,13 +35,62 @@ struct Check: AsyncParsableCommand {
         for target in parsed {
             let answer = try await evaluator.evaluate(target, options: options, resolveTimeout: resolveTimeout)
             allReachable = allReachable && answer.isReachable
-            if kernel.json {
-                print(answer.json.rendered)
-            } else {
-                answer.humanLines.forEach { print($0) }
-            }
+            Check.print(answer, json: kernel.json)
         }
         if !allReachable { throw ExitCode(1) }
+    }
+
+    static func print(_ answer: TargetEvaluation, json: Bool) {
+        if json {
+            Swift.print(answer.json.rendered)
+        } else {
+            answer.humanLines.forEach { Swift.print($0) }
+        }
+    }
+}
+
+/// `reach check` of addresses and `internet`, with no option but `--json`:
+/// the common call from a script, answered without the argument parser or the
+/// async runtime (start-up 2.0× GLib's monitor through them; see
+/// docs/benchmarks/peers.md). Only an argument list it understands entirely is
+/// taken: help, host names, any other option, `--`, and every bad input go to
+/// the parser, which answers them as always. The answer is the one `Check`
+/// gives (the same evaluator defaults, the same printing); CLITests compare the
+/// two paths byte for byte.
+enum QuickCheck {
+    /// The targets and --json, or nil when the parser must handle the arguments.
+    static func parse(_ arguments: [String]) -> (targets: [Target], json: Bool)? {
+        guard arguments.first == "check", arguments.count > 1 else { return nil }
+        var targets: [Target] = []
+        var json = false
+        for argument in arguments.dropFirst() {
+            if argument == "--json" {
+                guard !json else { return nil }
+                json = true
+                continue
+            }
+            guard !argument.hasPrefix("-"), let target = try? Target(parsing: argument),
+                  target.addressesWithoutLookup != nil else { return nil }
+            targets.append(target)
+        }
+        return targets.isEmpty ? nil : (targets, json)
+    }
+
+    /// The exit status, or nil when the parser must handle the arguments.
+    static func run(_ arguments: [String]) -> Int32? {
+        guard let (targets, json) = parse(arguments) else { return nil }
+        do {
+            let evaluator = try ReachabilityEvaluator()
+            var allReachable = true
+            for target in targets {
+                let answer = try evaluator.evaluate(target, at: target.addressesWithoutLookup ?? [], options: LookupOptions())
+                allReachable = allReachable && answer.isReachable
+                Check.print(answer, json: json)
+            }
+            return allReachable ? 0 : 1
+        } catch {
+            Reach.fail(error.description)
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Reachability
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +23,22 @@ struct Reach: AsyncParsableCommand {
     /// Exit codes are part of the interface: 0 reachable, 1 not, 2 bad input —
     /// so parsing errors, which ArgumentParser would exit with 64, become 2
     /// with a one-line message.
-    static func main() async {
+    ///
+    /// `main` is synchronous so that `reach check ADDRESS|internet`, which a
+    /// script may run every few seconds, is answered by `QuickCheck` on this
+    /// thread without the argument parser or the async runtime (issue 14: they
+    /// were two thirds of its start-up). Everything else runs as before, in a
+    /// task, with this thread parked in `dispatchMain`.
+    static func main() {
+        if let status = QuickCheck.run(Array(CommandLine.arguments.dropFirst())) { Glibc.exit(status) }
+        Task {
+            await parseAndRun()
+            Glibc.exit(0)
+        }
+        dispatchMain()
+    }
+
+    static func parseAndRun() async {
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

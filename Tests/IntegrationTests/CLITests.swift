@@ -151,6 +151,43 @@ final class CLITests: NamespaceTestCase {
         XCTAssertEqual(mixed.stdoutLines.count, 2, mixed.stdout)
     }
 
+    /// `reach check` of addresses and `internet` with no option but --json is
+    /// answered without the argument parser (QuickCheck, for start-up); the
+    /// same targets through the parser (any other option takes that path) must
+    /// print the same bytes and exit with the same status.
+    func testQuickCheckAnswersExactlyAsTheParserDoes() throws {
+        let ns = try makeLAN()
+        ns.run("route add throw 10.9.0.0/16")
+        let binary = try reachBinary().path
+        let ip = try XCTUnwrap(ipExecutable)
+        let cases: [([String], Int32)] = [
+            (["10.1.0.7"], 0),
+            (["10.1.0.7", "198.51.100.7", "internet"], 0),
+            (["10.1.0.7", "10.2.0.9", "10.9.0.9", "::1", "127.0.0.1"], 1),
+        ]
+        for (targets, status) in cases {
+            for json in [false, true] {
+                let quick = ["check"] + targets + (json ? ["--json"] : [])
+                let inside = try runCommand(ip, ["netns", "exec", ns.name, binary] + quick)
+                let parsed = try reach(quick + ["--netns", ns.name, "--resolve-timeout", "5"])
+                XCTAssertEqual(inside.status, status, "\(quick): \(inside.stderr)")
+                XCTAssertEqual(parsed.status, status, "\(quick) through the parser: \(parsed.stderr)")
+                XCTAssertEqual(inside.stdout, parsed.stdout, "\(quick)")
+                XCTAssertEqual(inside.stderr, parsed.stderr, "\(quick)")
+                XCTAssertEqual(inside.stdoutLines.count, json ? targets.count : inside.stdoutLines.count)
+            }
+        }
+        // What the quick path leaves to the parser is still answered by it.
+        let help = try runCommand(ip, ["netns", "exec", ns.name, binary, "check", "--help"])
+        XCTAssertEqual(help.status, 0, help.stderr)
+        XCTAssertTrue(help.stdout.contains("USAGE: reach check"), help.stdout)
+        let bad = try runCommand(ip, ["netns", "exec", ns.name, binary, "check", "10.1.0.7", "not_an_address!"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
+        let twice = try runCommand(ip, ["netns", "exec", ns.name, binary, "check", "10.1.0.7", "--json", "--json"])
+        XCTAssertEqual(twice.status, try reach(["check", "10.1.0.7", "--json", "--json", "--netns", ns.name]).status)
+    }
+
     func testBadInputExitsTwoWithOneLine() throws {
         let ns = try makeLAN()
         let missingNamespace = "\(TestNamespace.prefix)does-not-exist-\(getpid())"

@@ -14,6 +14,7 @@
 // on success, on failure and on SIGINT/SIGTERM. No packet is sent: the
 // monitor only asks the kernel's FIB.
 
+import CBenchLimits
 import Dispatch
 import Foundation
 import Reachability
@@ -375,20 +376,154 @@ func setLink(_ device: String, up: Bool, socket fd: Int32) throws -> UInt64 {
     return start
 }
 
-struct LatencyResult {
-    var down: [Double] = []
-    var up: [Double] = []
-    /// Changes that arrived besides the one each flap waited for.
-    var extraChanges = 0
+/// The kernel's own first message of each change: a raw C listener
+/// (CBenchLimits) subscribed to RTNLGRP_LINK in the namespace, on a thread of
+/// its own (SCHED_FIFO, so it wakes before any other thread) that notes
+/// CLOCK_MONOTONIC as each datagram wakes it. Every latency below is measured
+/// above this stamp: the limit any listener has. Netlink sockets carry no
+/// SO_TIMESTAMP, so a wake-up is the nearest stamp there is; a flap whose
+/// listener stamp still came after the change is counted, not measured.
+final class KernelListener: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var stamps: [UInt64] = []
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+    private let fd: Int32
+
+    init(namespace: String) throws {
+        fd = try onThreadInside(namespace) { () throws -> Int32 in
+            let fd = bench_link_listener()
+            guard fd >= 0 else { throw BenchmarkError("link listener: \(String(cString: strerror(errno)))") }
+            return fd
+        }
+        let fd = fd
+        Thread { [self] in
+            _ = bench_realtime_self()
+            let size = 1 << 16
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+            defer { buffer.deallocate(); finished.signal() }
+            while true {
+                let stamp = bench_link_wait(fd, buffer, size)
+                condition.lock()
+                if stamp != 0, stamp != .max {
+                    stamps.append(stamp)
+                    condition.broadcast()
+                }
+                let done = stopping || stamp == .max
+                condition.unlock()
+                if done { return }
+            }
+        }.start()
+    }
+
+    /// The first message stamped at or after `t0`, waiting up to `timeout` seconds.
+    func first(after t0: UInt64, timeout: Double) -> UInt64? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let stamp = stamps.first(where: { $0 >= t0 }) { return stamp }
+            if !condition.wait(until: deadline) { return stamps.first { $0 >= t0 } }
+        }
+    }
+
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.unlock()
+        finished.wait()
+        close(fd)
+    }
 }
 
-func measureLatency(flaps: Int) throws -> LatencyResult {
+/// GLib's GNetworkMonitor in the namespace (`glib-monitor events ADDRESS`):
+/// each network-changed signal with its CLOCK_MONOTONIC stamp and whether
+/// GLib then says the address can be reached.
+final class GLibPeer: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var signals: [(time: UInt64, reachable: Bool)] = []
+    private var ready = false
+    private let process = Process()
+
+    init(executable: String, namespace: String, address: String) throws {
+        process.executableURL = URL(fileURLWithPath: ipPath)
+        process.arguments = ["netns", "exec", namespace, executable, "events", address]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { throw BenchmarkError("cannot start \(executable): \(error)") }
+        let handle = out.fileHandleForReading
+        Thread { [self] in
+            var pending = Data()
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { return }
+                pending.append(data)
+                while let newline = pending.firstIndex(of: 10) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    let fields = line.split(separator: " ")
+                    condition.lock()
+                    if line == "ready" {
+                        ready = true
+                    } else if fields.count == 3, let time = UInt64(fields[0]) {
+                        signals.append((time, fields[2] == "1"))
+                    }
+                    condition.broadcast()
+                    condition.unlock()
+                }
+            }
+        }.start()
+        let deadline = Date().addingTimeInterval(10)
+        condition.lock()
+        defer { condition.unlock() }
+        while !ready {
+            guard condition.wait(until: deadline) else { throw BenchmarkError("glib-monitor never said ready") }
+        }
+    }
+
+    /// The first signal at or after `t0` (for which `predicate` holds), waiting up to `timeout` seconds.
+    func first(after t0: UInt64, timeout: Double, where predicate: (Bool) -> Bool = { _ in true }) -> UInt64? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let hit = signals.first(where: { $0.time >= t0 && predicate($0.reachable) }) { return hit.time }
+            if !condition.wait(until: deadline) { return nil }
+        }
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+struct LatencyResult {
+    /// Kernel's first message → our change, per direction (ms).
+    var down: [Double] = []
+    var up: [Double] = []
+    /// The ioctl → the kernel's first message (ms): what no listener can save.
+    var kernel: [Double] = []
+    /// Changes that arrived besides the one each flap waited for.
+    var extraChanges = 0
+    /// Flaps whose listener stamp came after the change (left out).
+    var lateListener = 0
+}
+
+/// `flaps` flaps of va (down, then up) under a monitor of 10.1.0.7 with
+/// `settleTime`; each change's stamp above the kernel's first message.
+func measureLatency(flaps: Int, settleTime: Duration? = nil) throws -> LatencyResult {
     let namespace = try Namespaces.shared.createWithUplink()
     defer { Namespaces.shared.delete(namespace) }
     let control = try linkControlSocket(namespace)
     defer { close(control) }
+    let kernel = try KernelListener(namespace: namespace)
+    defer { kernel.stop() }
 
-    let monitor = try ReachabilityMonitor(targets: [probe], namespace: .named(namespace))
+    var configuration = ReachabilityMonitor.Configuration()
+    if let settleTime { configuration.settleTime = settleTime }
+    let monitor = try ReachabilityMonitor(targets: [probe], namespace: .named(namespace), configuration: configuration)
     defer { monitor.stop() }
     let recorder = Recorder()
     monitor.onChange { recorder.record($0) }
@@ -409,7 +544,16 @@ func measureLatency(flaps: Int) throws -> LatencyResult {
                 throw BenchmarkError("flap \(flap + 1): no change to \(up ? "reachable" : "not reachable") within 2 s "
                     + "after va \(up ? "up" : "down") (counters \(monitor.counters))")
             }
-            let latency = milliseconds(change.timeNanoseconds &- t0)
+            guard let first = kernel.first(after: t0, timeout: 2) else {
+                throw BenchmarkError("flap \(flap + 1): the listener saw no message")
+            }
+            result.kernel.append(milliseconds(first &- t0))
+            guard first <= change.timeNanoseconds else {
+                result.lateListener += 1
+                usleep(5_000)
+                continue
+            }
+            let latency = milliseconds(change.timeNanoseconds &- first)
             if up { result.up.append(latency) } else { result.down.append(latency) }
             usleep(5_000)
         }
@@ -417,6 +561,38 @@ func measureLatency(flaps: Int) throws -> LatencyResult {
     usleep(100_000)
     result.extraChanges = recorder.count - before - 2 * flaps
     return result
+}
+
+/// The same flaps under GLib's monitor: its first network-changed signal, and
+/// its first signal that gives the right answer for 10.1.0.7, above the
+/// kernel's first message (ms); a signal that never came within 3 s is left out
+/// and counted.
+func measureGLibLatency(flaps: Int, executable: String) throws -> (first: [Double], right: [Double], missed: Int) {
+    let namespace = try Namespaces.shared.createWithUplink()
+    defer { Namespaces.shared.delete(namespace) }
+    let control = try linkControlSocket(namespace)
+    defer { close(control) }
+    let kernel = try KernelListener(namespace: namespace)
+    defer { kernel.stop() }
+    let glib = try GLibPeer(executable: executable, namespace: namespace, address: "10.1.0.7")
+    defer { glib.stop() }
+    usleep(200_000)
+
+    var first: [Double] = [], right: [Double] = [], missed = 0
+    for _ in 0 ..< flaps {
+        for up in [false, true] {
+            let t0 = try setLink("va", up: up, socket: control)
+            guard let stamp = kernel.first(after: t0, timeout: 2) else { throw BenchmarkError("no kernel message") }
+            if let signal = glib.first(after: t0, timeout: 3) { first.append(milliseconds(signal &- stamp)) } else { missed += 1 }
+            if let signal = glib.first(after: t0, timeout: 3, where: { $0 == up }) {
+                right.append(milliseconds(signal &- stamp))
+            } else {
+                missed += 1
+            }
+            usleep(5_000)
+        }
+    }
+    return (first, right, missed)
 }
 
 // MARK: - 2. Start-to-first-answer and RSS (one fresh child process per sample)
@@ -584,6 +760,7 @@ struct MonitorBenchmark {
         var flaps: Int?
         var quick = false
         var output: String?
+        var glib: String?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -591,14 +768,17 @@ struct MonitorBenchmark {
                 guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { fail("--flaps needs a positive number") }
                 flaps = value
             case "--quick": quick = true
+            case "--glib":
+                guard let value = rest.popFirst() else { fail("--glib needs the path of Peers/glib-monitor") }
+                glib = value
             case "--output":
                 guard let value = rest.popFirst() else { fail("--output needs a path") }
                 output = value
             default:
-                fail("unknown argument \(argument)\nusage: Monitor [--flaps N (default 100)] [--quick] --output PATH.json")
+                fail("unknown argument \(argument)\nusage: Monitor [--flaps N (default 100)] [--quick] [--glib GLIB-MONITOR] --output PATH.json")
             }
         }
-        guard let output else { fail("usage: Monitor [--flaps N (default 100)] [--quick] --output PATH.json") }
+        guard let output else { fail("usage: Monitor [--flaps N (default 100)] [--quick] [--glib GLIB-MONITOR] --output PATH.json") }
         guard geteuid() == 0 else { fail("needs root (network namespaces)") }
         let flapCount = flaps ?? (quick ? 20 : 100)
         let routeCounts = quick ? [0, 10_000] : [0, 10_000, 100_000]
@@ -620,6 +800,14 @@ struct MonitorBenchmark {
 
             log("1. change latency...")
             let latency = try measureLatency(flaps: flapCount)
+            log("   ...again with settleTime 0 (every notification evaluated at once)...")
+            let immediate = try measureLatency(flaps: flapCount, settleTime: .zero)
+            let glibFlaps = min(flapCount, 20)
+            var glibLatency: (first: [Double], right: [Double], missed: Int)?
+            if let glib {
+                log("   ...and GLib's GNetworkMonitor (\(glibFlaps) flaps)...")
+                glibLatency = try measureGLibLatency(flaps: glibFlaps, executable: glib)
+            }
             log("2. start-to-first-answer and RSS...")
             let routes = try measureRoutes(counts: routeCounts, repeats: 3)
             log("3. burst of 100000 route changes...")
@@ -628,7 +816,13 @@ struct MonitorBenchmark {
             let report: [String: Any] = [
                 "host": host,
                 "kernel": kernel,
-                "latency_ms": ["down": latency.down.map(rounded), "up": latency.up.map(rounded)],
+                "latency_ms": ["down": latency.down.map(rounded), "up": latency.up.map(rounded),
+                               "kernel": latency.kernel.map(rounded), "extra_changes": latency.extraChanges,
+                               "late_listener": latency.lateListener],
+                "latency_settle0_ms": ["down": immediate.down.map(rounded), "up": immediate.up.map(rounded),
+                                       "extra_changes": immediate.extraChanges, "late_listener": immediate.lateListener],
+                "glib_latency_ms": glibLatency.map { ["first": $0.first.map(rounded), "right": $0.right.map(rounded),
+                                                       "missed": $0.missed] as [String: Any] } ?? NSNull(),
                 "routes": routes,
                 "burst": burst,
             ]
@@ -645,10 +839,17 @@ struct MonitorBenchmark {
                        values.min() ?? .nan, values.max() ?? .nan)
             }
             log("")
-            log("change latency (\(flapCount) flaps, ioctl → change timestamp):")
+            log("change latency (\(flapCount) flaps, the kernel's first message → change timestamp):")
             log("  down: " + figures(latency.down))
             log("  up:   " + figures(latency.up))
-            if latency.extraChanges > 0 { log("  note: \(latency.extraChanges) changes besides the awaited ones") }
+            log("  (ioctl → the kernel's first message: " + figures(latency.kernel) + ")")
+            log("  settleTime 0: " + figures(immediate.down + immediate.up))
+            log("  changes besides the awaited ones: \(latency.extraChanges), with settleTime 0: \(immediate.extraChanges)")
+            log("  listener stamped after the change (left out): \(latency.lateListener), with settleTime 0: \(immediate.lateListener)")
+            if let glibLatency {
+                log("  GLib, first signal:  " + figures(glibLatency.first))
+                log("  GLib, right answer:  " + figures(glibLatency.right) + " (\(glibLatency.missed) missed)")
+            }
             log("start-to-first-answer and RSS (fresh process each, 3 samples; median start, max RSS):")
             log("  routes    start_ms   rss_kb   rss_after_1000_changes_kb")
             for row in routes {

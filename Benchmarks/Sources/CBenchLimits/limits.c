@@ -7,6 +7,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Index: bits 1..5 of the flags (reachable .. onDemand), bit 18 (isWWAN) as bit 5. */
@@ -112,4 +116,49 @@ int64_t bench_route_link(int fd, const uint8_t dst[4], uint32_t *seq, void *buf,
     if (n < 0 || reply->nlmsg_type != RTM_NEWLINK)
         return -1;
     return ((struct ifinfomsg *)NLMSG_DATA(reply))->ifi_flags;
+}
+
+int bench_link_listener(void)
+{
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+    struct timeval timeout = { .tv_sec = 0, .tv_usec = 100000 };
+    int size = 1 << 20;
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout) < 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+uint64_t bench_link_wait(int fd, void *buf, size_t buflen)
+{
+    for (;;) {
+        ssize_t n = recv(fd, buf, buflen, 0);
+        if (n > 0) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n < 0 && (errno == EINTR || errno == ENOBUFS))
+            continue;
+        return (uint64_t)-1;
+    }
+}
+
+int bench_realtime_self(void)
+{
+    struct sched_param param = { .sched_priority = 50 };
+    int error = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+    if (error != 0) {
+        errno = error;
+        return -1;
+    }
+    return 0;
 }

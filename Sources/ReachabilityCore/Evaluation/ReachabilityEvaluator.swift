@@ -145,6 +145,16 @@ public final class ReachabilityEvaluator: Sendable {
         public let supportsDNS: Bool
     }
 
+    /// `target` evaluated at `addresses` (its own, or what its name resolved
+    /// to), with the path facts: what every target evaluation ends with.
+    package func evaluate(_ target: Target, at addresses: [IPAddress],
+                          options: LookupOptions) throws(ReachabilityError) -> TargetEvaluation {
+        var results: [AddressEvaluation] = []
+        results.reserveCapacity(addresses.count)
+        for address in addresses { results.append(try evaluate(address, options: options)) }
+        return TargetEvaluation(target: target, addresses: results, pathFacts: try pathFacts())
+    }
+
     /// Reads the path facts: one link dump, and one lookup per name server.
     public func pathFacts() throws(ReachabilityError) -> PathFacts {
         let interfaces = try session.withLock { (session) throws(ReachabilityError) -> [NetworkInterface] in

@@ -13,6 +13,16 @@ public enum Target: Hashable, Sendable, CustomStringConvertible {
         IPAddress("8.8.8.8")!, IPAddress("2001:4860:4860::8888")!,
     ]
 
+    /// The addresses an address or `internet` stands for; nil for a host
+    /// name, whose addresses only a lookup gives.
+    package var addressesWithoutLookup: [IPAddress]? {
+        switch self {
+        case let .address(address): return [address]
+        case .internet: return Target.internetProbeAddresses
+        case .host: return nil
+        }
+    }
+
     /// `internet`, an IPv4/IPv6 address, or a host name (RFC 1123 labels).
     public init(parsing text: String) throws(ReachabilityError) {
         if text == "internet" { self = .internet; return }

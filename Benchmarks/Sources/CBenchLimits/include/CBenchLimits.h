@@ -27,4 +27,25 @@ int bench_nl_open(void);
  */
 int64_t bench_route_link(int fd, const uint8_t dst[4], uint32_t *seq, void *buf, size_t buflen);
 
+/**
+ * bench_link_listener - the kernel's own first message: a NETLINK_ROUTE
+ * socket subscribed to RTNLGRP_LINK, in the calling thread's namespace, with
+ * a 100 ms receive timeout (so a reader can stop); -1 on error.
+ */
+int bench_link_listener(void);
+
+/**
+ * bench_link_wait - blocks until a datagram arrives on @fd and returns
+ * CLOCK_MONOTONIC (ns) at the moment recv returned; 0 on timeout, and
+ * (uint64_t)-1 when the socket failed for good.
+ */
+uint64_t bench_link_wait(int fd, void *buf, size_t buflen);
+
+/**
+ * bench_realtime_self - puts the calling thread in SCHED_FIFO (priority 50),
+ * so a listener wakes first when a message arrives; 0, or -1 (errno) when
+ * not allowed.
+ */
+int bench_realtime_self(void);
+
 #endif
