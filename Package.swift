@@ -10,9 +10,18 @@ let package = Package(
         // firmware-sized programs that take changes through callbacks.
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
         .executable(name: "reach", targets: ["reach"]),
+        // The Prometheus exporter: its own product, so that neither the library
+        // nor `reach` links swift-nio, swift-prometheus or Yams.
+        .executable(name: "reach-exporter", targets: ["reach-exporter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // reach-exporter only.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.70.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // libcap, found through pkg-config; `make` installs libcap-dev when it is missing.
@@ -49,6 +58,23 @@ let package = Package(
             dependencies: [
                 "Reachability",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The Prometheus exporter (README, "Fleet"): swift-nio's HTTP/1 server,
+        // swift-prometheus' exposition, swift-service-lifecycle's signals and
+        // shutdown, a YAML configuration through Yams.
+        .executableTarget(
+            name: "reach-exporter",
+            dependencies: [
+                "Reachability",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .testTarget(

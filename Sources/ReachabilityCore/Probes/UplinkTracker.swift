@@ -160,6 +160,8 @@ public final class UplinkTracker: Sendable {
         var callersDelivering = 0
         var round = 0
         var observers: [Observer] = []
+        /// `onRound` observers: called on the round thread after every round.
+        var roundObservers: [@Sendable (TrackerEvent) -> Void] = []
         var nextObserverID: UInt64 = 0
         var last: TrackerEvent?
         /// Test hook: `onEvent` calls it once the observer is registered, before it returns.
@@ -262,6 +264,14 @@ public final class UplinkTracker: Sendable {
                 nanosleep(&pause, nil)
             }
         }
+    }
+
+    /// Calls `body` on the tracker's thread after every round, whether or not
+    /// the state changed: the round's probe results (outcome, round trip), the
+    /// score, and the state before (`previous`) and after it. For metrics; a
+    /// state machine wants `onEvent`. Observers stay for the tracker's life.
+    public func onRound(_ body: @escaping @Sendable (TrackerEvent) -> Void) {
+        shared.withLock { $0.roundObservers.append(body) }
     }
 
     /// Calls `body` with the current state (`isInitial`), then with every
@@ -371,10 +381,13 @@ public final class UplinkTracker: Sendable {
                 guard !shared.stopRequested else { return nil }
                 shared.round += 1
                 let previous = shared.score.state
-                guard shared.score.record(roundSucceeded: succeeded) != nil else { return shared.score.state }
+                let changed = shared.score.record(roundSucceeded: succeeded) != nil
+                guard changed || !shared.roundObservers.isEmpty else { return shared.score.state }
                 let event = TrackerEvent(interface: configuration.interface, state: shared.score.state,
                                          previous: previous, score: shared.score.score, round: shared.round,
                                          results: results, error: error, timeNanoseconds: creach_monotonic_ns())
+                for body in shared.roundObservers { shared.inline.append { body(event) } }
+                guard changed else { return shared.score.state }
                 shared.last = event
                 for observer in shared.observers {
                     let body = observer.body

@@ -1,0 +1,360 @@
+// reach-exporter run as an operator would: its configuration checks, the
+// systemd notify protocol against a datagram socket the test makes, and a
+// real Prometheus (Debian's `prometheus`) scraping two exporters that watch
+// two namespaces, queried through its HTTP API while one uplink flaps.
+// Traffic stays on loopback and inside the test's namespaces.
+
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class ExporterTests: NamespaceTestCase {
+    static let requirePrometheus = "REACH_REQUIRE_PROMETHEUS"
+
+    // MARK: - Helpers
+
+    func exporterBinary() throws -> URL {
+        try reachBinary().deletingLastPathComponent().appendingPathComponent("reach-exporter")
+    }
+
+    func exporter(_ arguments: [String], environment: [String: String]? = nil) throws -> CommandResult {
+        try runCommand(try exporterBinary(), arguments, environment: environment)
+    }
+
+    /// A loopback TCP port free at the moment of asking.
+    func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        XCTAssertTrue(bound, String(cString: strerror(errno)))
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// `curl` of a loopback URL: status and body ("000" when nothing answered).
+    func get(_ url: String, data: [String] = []) throws -> (status: Int, body: String) {
+        let curl = try XCTUnwrap(["/usr/bin/curl", "/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                 "curl is not installed")
+        var arguments = ["-s", "-m", "5", "-o", "-", "-w", "\n%{http_code}", url]
+        for field in data { arguments += ["--data-urlencode", field] }
+        let result = try runCommand(URL(fileURLWithPath: curl), arguments)
+        let body = result.stdout
+        guard let newline = body.lastIndex(of: "\n") else { return (0, body) }
+        return (Int(body[body.index(after: newline)...]) ?? 0, String(body[..<newline]))
+    }
+
+    /// Waits (up to `timeout` seconds) until `condition` holds, polling `interval`.
+    func eventually(_ what: String, timeout: TimeInterval, interval: useconds_t = 100_000,
+                    file: StaticString = #filePath, line: UInt = #line, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(interval)
+        }
+        XCTFail("timed out after \(timeout) s waiting for \(what)", file: file, line: line)
+        return false
+    }
+
+    func startExporter(_ arguments: [String]) throws -> RunningProcess {
+        let running = try RunningProcess(try exporterBinary(), arguments)
+        addTeardownBlock { running.terminate() }
+        return running
+    }
+
+    func makeUplinkNamespace() throws -> TestNamespace {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        ns.run("route add default via 10.1.0.254")
+        return ns
+    }
+
+    // MARK: - Configuration
+
+    func testBadConfigurationExitsTwoWithOneLineBeforeBinding() throws {
+        try requireRoot()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reach-exporter-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try freePort()
+        let cases: [(String, String)] = [
+            ("listen: 127.0.0.1:\(port)\ntargets: [internet]\nuplinks:\n  - interface: wan0\n    hosts: [192.0.2.1]\n    intervall: 5s\n",
+             ":6: uplinks[0]: unknown key 'intervall'"),
+            ("listen: 127.0.0.1:\(port)\ntargets: [10.0.0.256]\n", ":2: target '10.0.0.256': invalid target"),
+            ("listen: 127.0.0.1:\(port)\nnetns: ..\n", ":2: netns '..'"),
+            ("listen: 0.0.0.0:99999\n", ":1: listen '0.0.0.0:99999': the port must be 1...65535"),
+            ("listen: localhost:\(port)\n", "'localhost' is not an IPv4 or IPv6 address"),
+            ("listen: 127.0.0.1:\(port)\ntargets: [internet, internet]\n", "target internet is given twice"),
+            ("listen: 127.0.0.1:\(port)\nuplinks:\n  - interface: wan0\n    hosts: [192.0.2.1]\n    interval: soon\n",
+             ":5: uplinks[0].interval: expected a duration such as 5s"),
+            ("listen: 127.0.0.1:\(port)\nuplinks:\n  - hosts: [192.0.2.1]\n", ":3: uplinks[0]: needs 'interface'"),
+            ("listen: [127.0.0.1\n", "not valid YAML"),
+            ("listen: 127.0.0.1:\(port)\nvalidation_interval: 5s\n", "validation_interval needs validation"),
+        ]
+        for (index, (text, expected)) in cases.enumerated() {
+            let path = directory.appendingPathComponent("bad-\(index).yml").path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let result = try exporter(["--config", path])
+            XCTAssertEqual(result.status, 2, "\(text): \(result.stderr)")
+            XCTAssertEqual(result.stderrLines.count, 1, result.stderr)
+            XCTAssertTrue(result.stderr.hasPrefix("reach-exporter: "), result.stderr)
+            XCTAssertTrue(result.stderr.contains(expected), "expected '\(expected)' in: \(result.stderr)")
+            XCTAssertEqual(try get("http://127.0.0.1:\(port)/-/healthy").status, 0, "something listens after a bad configuration")
+        }
+        // Flags are checked the same way; a missing file too.
+        for (arguments, expected) in [(["--listen", "127.0.0.1"], "takes HOST:PORT"),
+                                      (["--target", "not_a_target!"], "--target 'not_a_target!'"),
+                                      (["--config", directory.appendingPathComponent("missing.yml").path], "No such file")] {
+            let result = try exporter(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(expected), "expected '\(expected)' in: \(result.stderr)")
+        }
+        // A good file: --check-config says what would run, and exits 0.
+        let good = directory.appendingPathComponent("good.yml").path
+        try """
+            listen: 127.0.0.1:\(port)
+            targets: [internet, 192.0.2.1]
+            uplinks:
+              - interface: wan0
+                hosts: [192.0.2.1, 198.51.100.1]
+                method: tcp:80
+                interval: 2s
+            """.write(toFile: good, atomically: true, encoding: .utf8)
+        let checked = try exporter(["--config", good, "--check-config"])
+        XCTAssertEqual(checked.status, 0, checked.stderr)
+        XCTAssertEqual(checked.stdoutLines.first, "listen 127.0.0.1:\(port)")
+        XCTAssertTrue(checked.stdout.contains("targets internet 192.0.2.1"), checked.stdout)
+        XCTAssertTrue(checked.stdout.contains("uplink wan0 hosts 192.0.2.1 198.51.100.1"), checked.stdout)
+    }
+
+    // MARK: - Serving, readiness and systemd's notify protocol
+
+    func testServesMetricsAndTellsSystemdReadyWatchdogAndStopping() throws {
+        try requireRoot()
+        let ns = try makeUplinkNamespace()
+        ns.run("route add unreachable 10.2.0.0/16")
+        let port = try freePort()
+        // The notify socket: a datagram socket of the test's own.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-notify-\(getpid())-\(port)").path
+        unlink(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd); unlink(path) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(bound, 0, String(cString: strerror(errno)))
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        func nextMessage() -> String? {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(fd, &buffer, buffer.count, 0)
+            return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
+        }
+
+        let binary = try exporterBinary()
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["--netns", ns.name, "--target", "10.1.0.7", "--target", "10.2.0.9", "--listen", "127.0.0.1:\(port)"]
+        process.environment = ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000", "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        addTeardownBlock { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+
+        let ready = try XCTUnwrap(nextMessage(), "no READY=1 within 10 s")
+        XCTAssertTrue(ready.hasPrefix("READY=1\n"), ready)
+        XCTAssertTrue(ready.contains("STATUS=watching 2 targets"), ready)
+        // Ready means the answers are there: the first scrape already has them.
+        XCTAssertEqual(try get("http://127.0.0.1:\(port)/-/ready").status, 200)
+        XCTAssertEqual(try get("http://127.0.0.1:\(port)/-/healthy").status, 200)
+        let metrics = try get("http://127.0.0.1:\(port)/metrics")
+        XCTAssertEqual(metrics.status, 200)
+        XCTAssertTrue(metrics.body.contains("reach_target_reachable{target=\"10.1.0.7\"} 1.0\n"), metrics.body)
+        XCTAssertTrue(metrics.body.contains("reach_target_reachable{target=\"10.2.0.9\"} 0.0\n"), metrics.body)
+        XCTAssertTrue(metrics.body.contains("reach_target_status{target=\"10.1.0.7\",status=\"reachable.wired\"} 1.0\n"), metrics.body)
+        XCTAssertTrue(metrics.body.contains("reach_target_status{target=\"10.1.0.7\",status=\"notReachable\"} 0.0\n"), metrics.body)
+        // The flags are the ones `reach check` gives for the same target.
+        let flags = try XCTUnwrap(jsonObject(try reach(["check", "10.1.0.7", "--netns", ns.name, "--json"]).stdout)["flags"] as? Int)
+        XCTAssertTrue(metrics.body.contains("reach_target_flags{target=\"10.1.0.7\"} \(flags).0\n"), metrics.body)
+        XCTAssertTrue(metrics.body.contains("reach_build_info{version=\""), metrics.body)
+        XCTAssertTrue(metrics.body.contains("# TYPE reach_target_changes_total counter"), metrics.body)
+        XCTAssertEqual(try get("http://127.0.0.1:\(port)/nothing").status, 404)
+        XCTAssertEqual(try get("http://127.0.0.1:\(port)/metrics", data: ["x=1"]).status, 405)
+
+        // A change reaches the next scrape.
+        ns.run("link set va down")
+        XCTAssertTrue(try eventually("10.1.0.7 not reachable in a scrape", timeout: 5) {
+            try get("http://127.0.0.1:\(port)/metrics").body.contains("reach_target_reachable{target=\"10.1.0.7\"} 0.0\n")
+        })
+        XCTAssertTrue(try get("http://127.0.0.1:\(port)/metrics").body.contains("reach_target_changes_total{target=\"10.1.0.7\"} 1\n"))
+
+        // WATCHDOG=1 every half WatchdogSec (0.2 s here).
+        XCTAssertEqual(nextMessage(), "WATCHDOG=1")
+        XCTAssertEqual(nextMessage(), "WATCHDOG=1")
+
+        // SIGTERM: STOPPING=1 and exit 0.
+        kill(process.processIdentifier, SIGTERM)
+        var stopping = false
+        for _ in 0 ..< 20 {
+            guard let message = nextMessage() else { break }
+            if message == "STOPPING=1" { stopping = true; break }
+        }
+        XCTAssertTrue(stopping, "no STOPPING=1 after SIGTERM")
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        XCTAssertEqual(try get("http://127.0.0.1:\(port)/-/healthy").status, 0, "the port is still open after exit")
+    }
+
+    /// An uplink tracker's state, score and every round's probes reach the
+    /// scrape (`UplinkTracker.onRound`): probes answered by the responder
+    /// namespace's kernel, then a blackhole there takes the uplink offline.
+    func testUplinkStateScoreAndProbesFollowTheTracker() throws {
+        try requireRoot()
+        let uplink = try makeUplink()
+        let port = try freePort()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-exporter-uplink-\(getpid())-\(port).yml").path
+        try """
+            listen: 127.0.0.1:\(port)
+            netns: \(uplink.client.name)
+            targets: [10.9.0.2]
+            uplinks:
+              - {interface: wan0, hosts: [10.9.0.2], method: icmp, interval: 200ms, timeout: 150ms, down: 2, up: 1}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        _ = try startExporter(["--config", path])
+        XCTAssertTrue(try eventually("ready", timeout: 10) { try get("http://127.0.0.1:\(port)/-/ready").status == 200 })
+        func value(_ series: String) throws -> Double? {
+            try get("http://127.0.0.1:\(port)/metrics").body.split(separator: "\n")
+                .first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last!) }
+        }
+        XCTAssertTrue(try eventually("three answered probes", timeout: 5) {
+            try value("reach_probe_total{interface=\"wan0\",outcome=\"success\"}") ?? 0 >= 3
+        })
+        XCTAssertEqual(try value("reach_uplink_state{interface=\"wan0\",state=\"online\"}"), 1)
+        XCTAssertEqual(try value("reach_uplink_state{interface=\"wan0\",state=\"offline\"}"), 0)
+        XCTAssertGreaterThanOrEqual(try value("reach_probe_rtt_seconds_count{interface=\"wan0\"}") ?? 0, 3)
+        XCTAssertEqual(try value("reach_probe_total{interface=\"wan0\",outcome=\"failure\"}"), 0)
+
+        uplink.responder.run("route add blackhole 10.9.0.1/32")
+        XCTAssertTrue(try eventually("the uplink offline", timeout: 5) {
+            try value("reach_uplink_state{interface=\"wan0\",state=\"offline\"}") == 1
+        })
+        XCTAssertEqual(try value("reach_uplink_state{interface=\"wan0\",state=\"online\"}"), 0)
+        XCTAssertEqual(try value("reach_uplink_score{interface=\"wan0\"}"), 0)
+        XCTAssertGreaterThanOrEqual(try value("reach_probe_total{interface=\"wan0\",outcome=\"failure\"}") ?? 0, 2)
+        // The route to the target itself never changed: the monitor still says reachable.
+        XCTAssertEqual(try value("reach_target_reachable{target=\"10.9.0.2\"}"), 1)
+    }
+
+    // MARK: - A real Prometheus
+
+    func prometheusBinary() throws -> (prometheus: String, promtool: String) {
+        let found = ["/usr/bin/prometheus", "/usr/local/bin/prometheus"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let tool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let found, let tool else {
+            let reason = "Prometheus is not installed (make setup-fleet installs Debian's prometheus)"
+            if ProcessInfo.processInfo.environment[Self.requirePrometheus] == "1" {
+                XCTFail("\(reason); \(Self.requirePrometheus)=1 requires it")
+                throw TestStopped(reason: reason)
+            }
+            throw XCTSkip("\(reason); set \(Self.requirePrometheus)=1 to make this a failure")
+        }
+        return (found, tool)
+    }
+
+    /// `query` through Prometheus' HTTP API: each series' instance and value.
+    func query(_ port: Int, _ query: String) throws -> [String: String] {
+        let answer = try get("http://127.0.0.1:\(port)/api/v1/query", data: ["query=\(query)"])
+        guard answer.status == 200,
+              let object = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any],
+              let data = object["data"] as? [String: Any], let results = data["result"] as? [[String: Any]] else { return [:] }
+        var values: [String: String] = [:]
+        for result in results {
+            let metric = result["metric"] as? [String: String] ?? [:]
+            let value = result["value"] as? [Any]
+            values[metric["instance"] ?? "?"] = value?.last as? String
+        }
+        return values
+    }
+
+    func testPrometheusSeesOneGatewayFlapWhileTheOtherStaysUp() throws {
+        try requireRoot()
+        let (prometheus, promtool) = try prometheusBinary()
+        let gw1 = try makeUplinkNamespace(), gw2 = try makeUplinkNamespace()
+        let port1 = try freePort(), port2 = try freePort(), webPort = try freePort()
+        _ = try startExporter(["--netns", gw1.name, "--target", "10.1.0.7", "--listen", "127.0.0.1:\(port1)"])
+        _ = try startExporter(["--netns", gw2.name, "--target", "10.1.0.7", "--listen", "127.0.0.1:\(port2)"])
+        for port in [port1, port2] {
+            XCTAssertTrue(try eventually("exporter on \(port) ready", timeout: 10) { try get("http://127.0.0.1:\(port)/-/ready").status == 200 })
+        }
+
+        // promtool lints a real scrape.
+        let scrape = FileManager.default.temporaryDirectory.appendingPathComponent("reach-scrape-\(getpid()).txt")
+        try get("http://127.0.0.1:\(port1)/metrics").body.write(to: scrape, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: scrape) }
+        let lint = try runCommand(URL(fileURLWithPath: "/bin/sh"), ["-c", "\(promtool) check metrics < \(scrape.path)"])
+        XCTAssertEqual(lint.status, 0, "promtool check metrics: \(lint.stdout) \(lint.stderr)")
+        print("promtool check metrics: exit \(lint.status) \(lint.stdout)\(lint.stderr)")
+
+        // Prometheus scraping both every second.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reach-prometheus-\(getpid())-\(webPort)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("prometheus.yml")
+        try """
+            global:
+              scrape_interval: 1s
+              evaluation_interval: 1s
+            scrape_configs:
+              - job_name: reach
+                static_configs:
+                  - targets: ['127.0.0.1:\(port1)']
+                    labels: {instance: gw1}
+                  - targets: ['127.0.0.1:\(port2)']
+                    labels: {instance: gw2}
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let server = try RunningProcess(URL(fileURLWithPath: prometheus), [
+            "--config.file=\(config.path)", "--storage.tsdb.path=\(directory.appendingPathComponent("data").path)",
+            "--web.listen-address=127.0.0.1:\(webPort)", "--log.level=warn"])
+        addTeardownBlock { server.terminate() }
+        let reachable = "reach_target_reachable{job=\"reach\",target=\"10.1.0.7\"}"
+        XCTAssertTrue(try eventually("Prometheus to see both gateways reachable", timeout: 30, interval: 250_000) {
+            try query(webPort, reachable) == ["gw1": "1", "gw2": "1"]
+        })
+
+        gw1.run("link set va down")
+        XCTAssertTrue(try eventually("gw1 at 0 in Prometheus", timeout: 15, interval: 250_000) {
+            try query(webPort, reachable)["gw1"] == "0"
+        })
+        XCTAssertEqual(try query(webPort, reachable)["gw2"], "1")
+        gw1.run("link set va up")
+        XCTAssertTrue(try eventually("gw1 back at 1 in Prometheus", timeout: 15, interval: 250_000) {
+            try query(webPort, reachable)["gw1"] == "1"
+        })
+
+        // The history, as an operator would ask for it: gw1 went 1 → 0 → 1, gw2 never left 1.
+        let history = try query(webPort, "changes(\(reachable)[2m])")
+        XCTAssertEqual(history["gw1"], "2", "\(history)")
+        XCTAssertEqual(history["gw2"], "0", "\(history)")
+        let lowest = try query(webPort, "min_over_time(\(reachable)[2m])")
+        XCTAssertEqual(lowest, ["gw1": "0", "gw2": "1"])
+        let changes = try query(webPort, "reach_target_changes_total")
+        XCTAssertEqual(changes, ["gw1": "2", "gw2": "0"])
+        print("prometheus: changes(\(reachable)[2m]) = \(history); min_over_time = \(lowest); reach_target_changes_total = \(changes)")
+    }
+}
