@@ -13,10 +13,11 @@ all: build
 # capabilities with it), pkg-config (SwiftPM finds libcap through it),
 # iproute2 (the integration tests build their namespaces with `ip`), and the
 # real servers the probe and validation tests run in their namespaces: nginx
-# (HTTP 204, redirects, portal pages) and dnsmasq (DNS).
-SETUP_PACKAGES := libcap-dev pkg-config iproute2 nginx-light dnsmasq-base
+# (HTTP 204, redirects, portal pages) and dnsmasq (DNS); curl, with which the
+# exporter tests scrape reach-exporter.
+SETUP_PACKAGES := libcap-dev pkg-config iproute2 nginx-light dnsmasq-base curl
 setup:
-	@if ! pkg-config --exists libcap 2>/dev/null || ! command -v ip >/dev/null || \
+	@if ! pkg-config --exists libcap 2>/dev/null || ! command -v ip >/dev/null || ! command -v curl >/dev/null || \
 			! PATH="$$PATH:/usr/sbin:/sbin" command -v nginx >/dev/null || \
 			! PATH="$$PATH:/usr/sbin:/sbin" command -v dnsmasq >/dev/null; then \
 		echo "make: installing $(SETUP_PACKAGES)"; \
