@@ -398,6 +398,38 @@ final class ProbeTests: NamespaceTestCase {
         }
     }
 
+    /// `onRound` sees every round with its probe results, also the rounds that
+    /// change nothing (which `onEvent` does not see); `previous` is the state
+    /// before the round, never nil.
+    func testOnRoundGivesEveryRoundAndOnEventOnlyChanges() throws {
+        let uplink = try makeUplink()
+        let configuration = UplinkTracker.Configuration(
+            interface: "wan0", hosts: [IPAddress("10.9.0.2")!], timeout: .milliseconds(150),
+            interval: .milliseconds(100), down: 2, up: 1)
+        let tracker = try UplinkTracker(configuration: configuration, namespace: .named(uplink.client.name))
+        let rounds = EventRecorder(), changes = EventRecorder()
+        tracker.onRound { event in rounds.events.withLock { $0.append(event) } }
+        tracker.onEvent { event in changes.events.withLock { $0.append(event) } }
+        try tracker.start()
+        defer { tracker.stop() }
+        XCTAssertTrue(eventually(timeout: 5) { rounds.all.count >= 3 }, "rounds: \(rounds.all.count)")
+        XCTAssertEqual(changes.states, [.online], "good rounds change nothing")
+        let good = rounds.all.prefix(3)
+        XCTAssertEqual(good.map(\.round), [1, 2, 3])
+        XCTAssertTrue(good.allSatisfy { $0.previous == .online && $0.state == .online && $0.results.count == 1 })
+        XCTAssertTrue(good.allSatisfy { $0.results[0].outcome == .answered && $0.results[0].roundTrip != nil })
+
+        uplink.responder.run("route add blackhole 10.9.0.1/32")
+        XCTAssertNotNil(changes.wait(for: .offline, after: 1, timeout: 5), "never offline: \(changes.states)")
+        let failed = rounds.all.filter { $0.results.first?.outcome == .timedOut }
+        XCTAssertGreaterThanOrEqual(failed.count, 2)
+        XCTAssertEqual(changes.states, [.online, .disconnecting, .offline])
+        // Every change was also a round, with the same round number.
+        for change in changes.all.dropFirst() {
+            XCTAssertTrue(rounds.all.contains { $0.round == change.round && $0.state == change.state }, "\(change)")
+        }
+    }
+
     /// Interval 0.5 s, down 3, up 2: a blackhole in the peer takes the uplink
     /// offline within 2 s, after exactly `down` failed rounds; removing it
     /// brings it back after `up` good ones.

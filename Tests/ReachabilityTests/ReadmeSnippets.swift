@@ -32,6 +32,7 @@ private func readmeProbes() async throws {
                                                          timeout: .milliseconds(400), interval: .milliseconds(500),
                                                          down: 3, up: 2))
     tracker.onEvent(on: .dispatch(queue)) { event in print(event.interface, event.state) }
+    tracker.onRound { round in print(round.results.map(\.roundTrip)) }   // every round, for metrics
     try tracker.start()      // rounds on the tracker's own thread until stop()
 }
 
