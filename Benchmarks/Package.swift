@@ -32,6 +32,12 @@ let package = Package(
             name: "Evaluation",
             dependencies: [reachability, "CBenchLimits"] + benchmark,
             path: "Benchmarks/Evaluation", plugins: plugins),
+        // The monitor's steady state under package-benchmark's malloc counter
+        // (root: it makes a network namespace).
+        .executableTarget(
+            name: "SteadyState",
+            dependencies: [reachability, "CBenchLimits"] + benchmark,
+            path: "Benchmarks/SteadyState", plugins: plugins),
         // Kernel-timed measurements (latency of a real link flap, RSS against
         // routes): a plain executable that needs root and network namespaces.
         .executableTarget(

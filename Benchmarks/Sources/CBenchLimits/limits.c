@@ -162,3 +162,38 @@ int bench_realtime_self(void)
     }
     return 0;
 }
+
+int bench_route_toggle(int fd, int add, uint32_t ifindex, uint32_t *seq, void *buf, size_t buflen)
+{
+    struct {
+        struct nlmsghdr h;
+        struct rtmsg r;
+        struct rtattr dst;
+        uint8_t addr[4];
+        struct rtattr oif;
+        uint32_t index;
+    } route = { 0 };
+    struct nlmsghdr *reply = buf;
+    ssize_t n;
+
+    route.h.nlmsg_len = sizeof(route);
+    route.h.nlmsg_type = add ? RTM_NEWROUTE : RTM_DELROUTE;
+    route.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
+    route.h.nlmsg_seq = ++*seq;
+    route.r.rtm_family = AF_INET;
+    route.r.rtm_dst_len = 24;
+    route.r.rtm_table = RT_TABLE_MAIN;
+    route.r.rtm_protocol = RTPROT_BOOT;
+    route.r.rtm_scope = RT_SCOPE_LINK;
+    route.r.rtm_type = RTN_UNICAST;
+    route.dst.rta_len = RTA_LENGTH(4);
+    route.dst.rta_type = RTA_DST;
+    route.addr[0] = 203; route.addr[1] = 0; route.addr[2] = 113; route.addr[3] = 0;
+    route.oif.rta_len = RTA_LENGTH(4);
+    route.oif.rta_type = RTA_OIF;
+    route.index = ifindex;
+    n = exchange(fd, &route.h, route.h.nlmsg_seq, buf, buflen);
+    if (n < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)) || reply->nlmsg_type != NLMSG_ERROR)
+        return -EPROTO;
+    return ((struct nlmsgerr *)NLMSG_DATA(reply))->error;
+}

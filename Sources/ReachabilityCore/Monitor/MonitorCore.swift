@@ -362,6 +362,10 @@ final class MonitorCore: Sendable {
     func runInlineCallbacks() {
         while true {
             let work = shared.withLock { shared -> [@Sendable () -> Void] in
+                // Empty: nothing to hand out. Returning the (empty) array would
+                // share its buffer, and `removeAll(keepingCapacity:)` would then
+                // allocate a new one on every pass of the loop.
+                guard !shared.inline.isEmpty else { return [] }
                 defer { shared.inline.removeAll(keepingCapacity: true) }
                 return shared.inline
             }

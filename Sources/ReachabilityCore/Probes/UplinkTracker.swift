@@ -408,7 +408,8 @@ public final class UplinkTracker: Sendable {
     private func runInlineCallbacks() {
         while true {
             let work = shared.withLock { shared -> [@Sendable () -> Void] in
-                guard shared.callersDelivering == 0 else { return [] }
+                // Empty: nothing to hand out (and no buffer shared and reallocated, see MonitorCore).
+                guard shared.callersDelivering == 0, !shared.inline.isEmpty else { return [] }
                 defer { shared.inline.removeAll(keepingCapacity: true) }
                 return shared.inline
             }

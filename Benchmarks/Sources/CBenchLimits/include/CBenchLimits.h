@@ -48,4 +48,12 @@ uint64_t bench_link_wait(int fd, void *buf, size_t buflen);
  */
 int bench_realtime_self(void);
 
+/**
+ * bench_route_toggle - adds (@add != 0) or deletes the route 203.0.113.0/24
+ * dev @ifindex (scope link, main table) in @fd's namespace, waiting for the
+ * kernel's ack: one route notification for a monitor there, with no
+ * allocation on this side. 0, or -errno.
+ */
+int bench_route_toggle(int fd, int add, uint32_t ifindex, uint32_t *seq, void *buf, size_t buflen);
+
 #endif
