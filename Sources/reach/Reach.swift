@@ -27,10 +27,12 @@ struct Reach: AsyncParsableCommand {
     /// `main` is synchronous so that `reach check ADDRESS|internet`, which a
     /// script may run every few seconds, is answered by `QuickCheck` on this
     /// thread without the argument parser or the async runtime (issue 14: they
-    /// were two thirds of its start-up). Everything else runs as before, in a
+    /// were two thirds of its start-up), and `reach watch` of the same by
+    /// `QuickWatch` (a third of its RSS). Everything else runs as before, in a
     /// task, with this thread parked in `dispatchMain`.
     static func main() {
-        if let status = QuickCheck.run(Array(CommandLine.arguments.dropFirst())) { Glibc.exit(status) }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let status = QuickCheck.run(arguments) ?? QuickWatch.run(arguments) { Glibc.exit(status) }
         Task {
             await parseAndRun()
             Glibc.exit(0)

@@ -46,6 +46,44 @@ struct Watch: AsyncParsableCommand {
     }
 }
 
+/// `reach watch` of addresses and `internet` (the default), with no option but
+/// `--json`, as `QuickCheck` does for `check`: no argument parser, no async
+/// runtime and no Dispatch thread, so a long-running `reach watch` keeps the
+/// smaller resident set (docs/benchmarks/peers.md). The lines are those of
+/// `Watch` (the same monitor defaults, the same printing, in the monitor's
+/// order); SIGTERM stops the monitor and exits 0, SIGINT keeps its default.
+/// CLITests compare the two paths line for line.
+enum QuickWatch {
+    /// Runs until SIGTERM and returns the exit status, or nil when the parser
+    /// must handle the arguments.
+    static func run(_ arguments: [String]) -> Int32? {
+        guard let (targets, json) = QuickCheck.parse(arguments, command: "watch") else { return nil }
+        // Blocked before the monitor's thread exists (it inherits the mask), so
+        // only `sigwait` below takes SIGTERM.
+        var terminate = sigset_t()
+        sigemptyset(&terminate)
+        sigaddset(&terminate, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &terminate, nil)
+        do {
+            let monitor = try ReachabilityMonitor(targets: targets)
+            monitor.onChange { change in
+                if json {
+                    printLine(change.json.rendered)
+                } else {
+                    change.humanLines.forEach(printLine)
+                }
+            }
+            try monitor.start()
+            var received: Int32 = 0
+            while sigwait(&terminate, &received) != 0 {}
+            monitor.stop()   // joins the monitor's thread: every line is out
+            return 0
+        } catch {
+            Reach.fail(error.description)
+        }
+    }
+}
+
 /// `reach wait [TARGET...]`: block until every target is reachable.
 struct Wait: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

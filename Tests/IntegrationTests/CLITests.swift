@@ -188,6 +188,52 @@ final class CLITests: NamespaceTestCase {
         XCTAssertEqual(twice.status, try reach(["check", "10.1.0.7", "--json", "--json", "--netns", ns.name]).status)
     }
 
+    /// `reach watch` of addresses with no option but --json runs without the
+    /// parser (QuickWatch, for its RSS); through the parser the same watch
+    /// must print the same lines (the timestamps aside) for the same changes,
+    /// and both exit 0 on SIGTERM.
+    func testQuickWatchPrintsWhatTheParserPathPrints() throws {
+        let ns = try makeLAN()
+        /// Threads of a running process (/proc/PID/status).
+        func threads(_ running: RunningProcess) -> Int? {
+            (try? String(contentsOfFile: "/proc/\(running.pid)/status", encoding: .utf8))?
+                .split(separator: "\n").first { $0.hasPrefix("Threads:") }
+                .flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) }
+        }
+        for json in [false, true] {
+            let targets = ["10.1.0.7", "10.2.0.9"] + (json ? ["--json"] : [])
+            let quick = try startReach(["watch"] + targets, under: ["netns", "exec", ns.name])
+            let parsed = try startReach(["watch"] + targets + ["--netns", ns.name, "--resolve-timeout", "5"])
+            XCTAssertEqual(quick.waitForLines(2).count, 2, "quick: \(quick.lines) \(quick.stderr)")
+            XCTAssertEqual(parsed.waitForLines(2).count, 2, "parser: \(parsed.lines) \(parsed.stderr)")
+            // The quick path is the one taken: the main thread and the monitor's, no Dispatch worker.
+            XCTAssertEqual(threads(quick), 2)
+            XCTAssertGreaterThan(threads(parsed) ?? 0, 2)
+            ns.run("link set va down")
+            XCTAssertEqual(quick.waitForLines(3).count, 3, "quick: \(quick.lines)")
+            XCTAssertEqual(parsed.waitForLines(3).count, 3, "parser: \(parsed.lines)")
+            ns.run("link set va up")
+            XCTAssertEqual(quick.waitForLines(4).count, 4, "quick: \(quick.lines)")
+            XCTAssertEqual(parsed.waitForLines(4).count, 4, "parser: \(parsed.lines)")
+            for running in [quick, parsed] {
+                kill(running.pid, SIGTERM)
+                XCTAssertEqual(running.waitForExit(timeout: 5), 0, running.stderr)
+            }
+            // Without the time: the first column, or time_ns.
+            func untimed(_ lines: [String]) throws -> [String] {
+                try lines.map { line in
+                    guard json else { return line.split(separator: " ", maxSplits: 1).last.map(String.init) ?? line }
+                    var object = try jsonObject(line)
+                    XCTAssertNotNil(object.removeValue(forKey: "time_ns"), line)
+                    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                    return String(decoding: data, as: UTF8.self)
+                }
+            }
+            XCTAssertEqual(try untimed(quick.lines), try untimed(parsed.lines))
+            XCTAssertEqual(quick.lines.count, 4, "\(quick.lines)")
+        }
+    }
+
     func testBadInputExitsTwoWithOneLine() throws {
         let ns = try makeLAN()
         let missingNamespace = "\(TestNamespace.prefix)does-not-exist-\(getpid())"
