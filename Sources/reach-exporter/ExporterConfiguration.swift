@@ -87,25 +87,25 @@ extension ExporterConfiguration {
         let reader = NodeReader(source: source)
         let top = try reader.mapping(root, "the top level", keys: keys)
         if let node = top["listen"] {
-            configuration.listen = try reader.at(node, "listen") { () throws(ConfigurationError) in
+            configuration.listen = try reader.at(node) { () throws(ConfigurationError) in
                 try ListenAddress(parsing: try reader.string(node, "listen"))
             }
         }
         if let node = top["targets"] {
             configuration.targets = try reader.sequence(node, "targets").map { (item) throws(ConfigurationError) in
                 let text = try reader.string(item, "targets")
-                return try reader.at(item, "targets") { () throws(ConfigurationError) in try parsed("target", text) { () throws(ReachabilityError) in try Target(parsing: text) } }
+                return try reader.at(item) { () throws(ConfigurationError) in try parsed("target", text) { () throws(ReachabilityError) in try Target(parsing: text) } }
             }
         }
         if let node = top["netns"] {
             let text = try reader.string(node, "netns")
-            configuration.namespace = try reader.at(node, "netns") { () throws(ConfigurationError) in
+            configuration.namespace = try reader.at(node) { () throws(ConfigurationError) in
                 try parsed("netns", text) { () throws(ReachabilityError) in try NetworkNamespace(parsing: text) }
             }
         }
         if let node = top["validation"] {
             let text = try reader.string(node, "validation")
-            configuration.validation = try reader.at(node, "validation") { () throws(ConfigurationError) in
+            configuration.validation = try reader.at(node) { () throws(ConfigurationError) in
                 try parsed("validation", text) { () throws(ReachabilityError) in try Validation(parsing: text) }
             }
         }
@@ -133,8 +133,8 @@ extension ExporterConfiguration {
         var configuration = UplinkTracker.Configuration(interface: interface, hosts: hosts)
         if let node = keys["method"] {
             let text = try reader.string(node, "\(path).method")
-            configuration.method = try reader.at(node, "\(path).method") { () throws(ConfigurationError) in
-                try parsed("method", text) { () throws(ReachabilityError) in try ProbeMethod(parsing: text) }
+            configuration.method = try reader.at(node) { () throws(ConfigurationError) in
+                try parsed("\(path).method", text) { () throws(ReachabilityError) in try ProbeMethod(parsing: text) }
             }
         }
         if let node = keys["interval"] { configuration.interval = try reader.duration(node, "\(path).interval") }
@@ -196,7 +196,7 @@ struct NodeReader {
     }
 
     /// Runs `body`; its error gets the node's line.
-    func at<T>(_ node: Node, _ path: String, _ body: () throws(ConfigurationError) -> T) throws(ConfigurationError) -> T {
+    func at<T>(_ node: Node, _ body: () throws(ConfigurationError) -> T) throws(ConfigurationError) -> T {
         do {
             return try body()
         } catch {

@@ -52,16 +52,19 @@ struct Check: AsyncParsableCommand {
 /// `reach check` of addresses and `internet`, with no option but `--json`:
 /// the common call from a script, answered without the argument parser or the
 /// async runtime (start-up 2.0× GLib's monitor through them; see
-/// docs/benchmarks/peers.md). `QuickWatch` does the same for `reach watch`. Only an argument list it understands entirely is
-/// taken: help, host names, any other option, `--`, and every bad input go to
-/// the parser, which answers them as always. The answer is the one `Check`
+/// docs/benchmarks/peers.md); `QuickWatch` does the same for `reach watch`.
+/// Only an argument list it understands entirely is taken: help, host names,
+/// any other option, `--`, and every bad input go to the parser, which
+/// answers them as always. The answer is the one `Check`
 /// gives (the same evaluator defaults, the same printing); CLITests compare the
 /// two paths byte for byte.
 enum QuickCheck {
     /// The targets and --json of `command`, or nil when the parser must handle
-    /// the arguments. `check` needs a target; `watch` without one watches `internet`.
-    static func parse(_ arguments: [String], command: String = "check") -> (targets: [Target], json: Bool)? {
-        guard arguments.first == command, command == "watch" || arguments.count > 1 else { return nil }
+    /// the arguments. Without a target, `defaultTargets` (none: the parser
+    /// says that a target is needed).
+    static func parse(_ arguments: [String], command: String = "check",
+                      defaultTargets: [Target] = []) -> (targets: [Target], json: Bool)? {
+        guard arguments.first == command else { return nil }
         var targets: [Target] = []
         var json = false
         for argument in arguments.dropFirst() {
@@ -74,7 +77,7 @@ enum QuickCheck {
                   target.addressesWithoutLookup != nil else { return nil }
             targets.append(target)
         }
-        if targets.isEmpty && command == "watch" { targets = [.internet] }
+        if targets.isEmpty { targets = defaultTargets }
         return targets.isEmpty ? nil : (targets, json)
     }
 

@@ -28,7 +28,7 @@ struct Reach: AsyncParsableCommand {
     /// script may run every few seconds, is answered by `QuickCheck` on this
     /// thread without the argument parser or the async runtime (issue 14: they
     /// were two thirds of its start-up), and `reach watch` of the same by
-    /// `QuickWatch` (a third of its RSS). Everything else runs as before, in a
+    /// `QuickWatch` (12.2 MB of RSS → 10.4 MB). Everything else runs as before, in a
     /// task, with this thread parked in `dispatchMain`.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())

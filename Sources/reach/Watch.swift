@@ -57,7 +57,7 @@ enum QuickWatch {
     /// Runs until SIGTERM and returns the exit status, or nil when the parser
     /// must handle the arguments.
     static func run(_ arguments: [String]) -> Int32? {
-        guard let (targets, json) = QuickCheck.parse(arguments, command: "watch") else { return nil }
+        guard let (targets, json) = QuickCheck.parse(arguments, command: "watch", defaultTargets: [.internet]) else { return nil }
         // Blocked before the monitor's thread exists (it inherits the mask), so
         // only `sigwait` below takes SIGTERM.
         var terminate = sigset_t()
