@@ -38,14 +38,16 @@ run: build
 test: setup
 	$(SWIFT) test --disable-swift-testing
 
-# A static `reach` (the Swift standard library linked in; glibc and libcap
-# stay shared), stripped: .build-static/reach. NO_PIE=1 links it at a fixed
-# address: no start-up relocation of its 39,000 pointers (`reach check` 1.8 ms
-# instead of 2.4; docs/benchmarks/peers.md), at the price of ASLR for the
-# program's own image (libraries, stack and heap stay randomised).
-STATIC_FLAGS := $(if $(NO_PIE),-Xswiftc -Xclang-linker -Xswiftc -no-pie)
+# A static `reach`, built as firmware builds it (Examples/Footprint/firmware.flags:
+# the Swift standard library linked in, glibc and libcap shared; -Osize;
+# unused functions, public ones too, dropped by the linker), stripped:
+# .build-static/reach. NO_PIE=1 links it at a fixed address: no start-up
+# relocation of its pointers (docs/benchmarks/peers.md), at the price of ASLR
+# for the program's own image (libraries, stack and heap stay randomised).
+FIRMWARE_FLAGS := $(shell grep -v '^\#' Examples/Footprint/firmware.flags)
+STATIC_FLAGS := $(FIRMWARE_FLAGS) $(if $(NO_PIE),-Xswiftc -Xclang-linker -Xswiftc -no-pie)
 static: setup
-	$(SWIFT) build -c release --static-swift-stdlib --product reach --scratch-path .build-static $(STATIC_FLAGS)
+	$(SWIFT) build -c release --product reach --scratch-path .build-static $(STATIC_FLAGS)
 	strip -o .build-static/reach .build-static/release/reach
 
 # The real-kernel lane (Tests/KernelLane/README.md): Debian's own kernel under
@@ -184,7 +186,7 @@ steady-state: static
 # What ReachabilityCore adds to a static, stripped program that watches
 # `internet` (Examples/Footprint), against a hello world built the same way:
 # size, RSS, threads, and where the bytes go. CI gates the size (deterministic).
-FOOTPRINT_MAX_KB ?= 700
+FOOTPRINT_MAX_KB ?= 460
 footprint: setup
 	Examples/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB)
 

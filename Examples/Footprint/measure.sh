@@ -10,42 +10,49 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 SWIFT=${SWIFT:-swift}
-# --no-export-dynamic: a static Swift link exports every symbol of the
-# program's own objects to the dynamic symbol table (for backtraces); a
-# firmware build has no use for it (it was 132 KiB of the library's share).
-FLAGS=(-c release --static-swift-stdlib -Xswiftc -Osize -Xlinker --gc-sections -Xlinker --no-export-dynamic)
+# The firmware build (firmware.flags), release, for both programs.
+mapfile -t FLAGS < <(grep -v '^#' firmware.flags | tr ' ' '\n' | grep -v '^$')
+FLAGS=(-c release "${FLAGS[@]}")
 programs=(embed-watch hello)
 [ -n "${WITH_PARSER:-}" ] && programs+=(parse-hello)   # make bench-startup
-for program in "${programs[@]}"; do "$SWIFT" build "${FLAGS[@]}" --product "$program" >/dev/null; done
+for program in "${programs[@]}"; do
+    log=$("$SWIFT" build "${FLAGS[@]}" --product "$program" 2>&1) || { echo "$log" >&2; exit 1; }
+done
 bin=$("$SWIFT" build "${FLAGS[@]}" --show-bin-path)
 out=.build/measure
 mkdir -p "$out"
 for program in "${programs[@]}"; do strip -o "$out/$program" "$bin/$program"; done
 
 size_of() { stat -c %s "$1"; }
-# RSS (kB) and thread count of a program that waits (given an argument),
-# read once it has printed its first line (the embedding program: its
-# initial state, so the monitor is running).
+# RSS, its anonymous part (kB) and thread count of a program that waits
+# (given an argument), read once it has printed its first line (the
+# embedding program: its initial state, so the monitor is running).
 running() {
-    local log="$out/$(basename "$1").log" pid rss threads
+    local log="$out/$(basename "$1").log" pid
     : > "$log"
     "$1" wait > "$log" &
     pid=$!
     for _ in $(seq 500); do [ -s "$log" ] && break; sleep 0.01; done
-    rss=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
-    threads=$(awk '/^Threads/ {print $2}' /proc/$pid/status)
+    awk '/^VmRSS/ {r=$2} /^RssAnon/ {a=$2} /^Threads/ {t=$2} END {print r, a, t}' /proc/$pid/status
     kill "$pid"; wait "$pid" 2>/dev/null || true
-    echo "$rss $threads"
 }
-read -r hello_rss hello_threads < <(running "$out/hello")
-read -r embed_rss embed_threads < <(running "$out/embed-watch")
+# The file-backed part of RSS varies from run to run (the kernel maps pages
+# around each fault when they are cached): medians of 7 runs, alternating.
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+for _ in 1 2 3 4 5 6 7; do running "$out/hello" >> "$out/hello.rss"; running "$out/embed-watch" >> "$out/embed.rss"; done
+hello_rss=$(cut -d' ' -f1 "$out/hello.rss" | median); hello_anon=$(cut -d' ' -f2 "$out/hello.rss" | median)
+embed_rss=$(cut -d' ' -f1 "$out/embed.rss" | median); embed_anon=$(cut -d' ' -f2 "$out/embed.rss" | median)
+hello_threads=$(cut -d' ' -f3 "$out/hello.rss" | sort -n | tail -1)
+embed_threads=$(cut -d' ' -f3 "$out/embed.rss" | sort -n | tail -1)
+rm -f "$out/hello.rss" "$out/embed.rss"
 hello_size=$(size_of "$out/hello")
 embed_size=$(size_of "$out/embed-watch")
 added_kb=$(( (embed_size - hello_size + 1023) / 1024 ))
 
 printf '%-34s %12s %12s %12s\n' "" "hello" "embed-watch" "added"
 printf '%-34s %12d %12d %9d KiB\n' "binary, static, stripped (bytes)" "$hello_size" "$embed_size" "$added_kb"
-printf '%-34s %12d %12d %9d KiB\n' "RSS while waiting (kB)" "$hello_rss" "$embed_rss" "$(( embed_rss - hello_rss ))"
+printf '%-34s %12d %12d %9d KiB\n' "RSS while waiting (kB, median)" "$hello_rss" "$embed_rss" "$(( embed_rss - hello_rss ))"
+printf '%-34s %12d %12d %9d KiB\n' "  of which anonymous (kB, median)" "$hello_anon" "$embed_anon" "$(( embed_anon - hello_anon ))"
 printf '%-34s %12d %12d %12d\n' "threads while waiting" "$hello_threads" "$embed_threads" "$(( embed_threads - hello_threads ))"
 echo
 echo "symbols only in embed-watch, by module (unstripped build):"

@@ -78,16 +78,16 @@ final class MonitorCore: Sendable {
     let options: LookupOptions
     let evaluator: ReachabilityEvaluator
     /// Sends validation probes in the monitor's namespace; nil without validation.
-    let prober: Prober?
+    let probe: ValidationProbe.Send?
     let configuration: ReachabilityMonitor.Configuration
     let shared: Mutex<Shared>
 
-    init(targets: [Target], options: LookupOptions, evaluator: ReachabilityEvaluator, prober: Prober?,
+    init(targets: [Target], options: LookupOptions, evaluator: ReachabilityEvaluator, probe: ValidationProbe.Send?,
          configuration: ReachabilityMonitor.Configuration) {
         self.targets = targets
         self.options = options
         self.evaluator = evaluator
-        self.prober = prober
+        self.probe = probe
         self.configuration = configuration
         shared = Mutex(Shared(latest: Array(repeating: nil, count: targets.count)))
     }

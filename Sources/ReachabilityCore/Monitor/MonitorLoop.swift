@@ -328,7 +328,7 @@ final class MonitorLoop: @unchecked Sendable {
     /// Sends the configured probe for target `index` through its output
     /// interface, on a thread of its own; the answer comes back through the core.
     private func startValidation(_ index: Int) {
-        guard let validation = core.configuration.validation, let prober = core.prober, !watched[index].validating,
+        guard let validation = core.configuration.validation, let probe = core.probe, !watched[index].validating,
               let evaluation = watched[index].emitted, evaluation.isReachable,
               let primary = evaluation.primary, let link = primary.link else { return }
         watched[index].validating = true
@@ -347,7 +347,7 @@ final class MonitorLoop: @unchecked Sendable {
                                                                     core: core)
                     var method = validation.method
                     if case .dns(nil, _) = validation, case let .host(name) = target { method = .dns(name: name, type: .a) }
-                    let result = try prober.probe(address, method: method, options: options, wakeFD: cancel?.fd ?? -1)
+                    let result = try probe(address, method, options, cancel?.fd ?? -1)
                     post(result.verdict, result)
                 } catch {
                     post(.failed, nil)

@@ -76,3 +76,26 @@ public enum Validation: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// A configured validation and how the monitor gets its prober. The prober is
+/// named only in `init`, which only `Configuration.validation`'s setter calls:
+/// the linker drops the probes from programs that never validate.
+struct ValidationProbe: Sendable {
+    /// Sends one probe: the address, the probe, its options and an eventfd
+    /// (or -1) that cancels its wait.
+    typealias Send = @Sendable (IPAddress, ProbeMethod, ProbeOptions, Int32) throws(ReachabilityError) -> ProbeResult
+
+    let validation: Validation
+    /// A prober for the monitor's namespace.
+    let makeProbe: @Sendable (NetworkNamespace) throws(ReachabilityError) -> Send
+
+    init(_ validation: Validation) {
+        self.validation = validation
+        makeProbe = { namespace throws(ReachabilityError) in
+            let prober = try Prober(namespace: namespace)
+            return { address, method, options, wakeFD throws(ReachabilityError) in
+                try prober.probe(address, method: method, options: options, wakeFD: wakeFD)
+            }
+        }
+    }
+}
