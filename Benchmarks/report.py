@@ -100,6 +100,9 @@ def beside_glib(monitor, out):
         add("link flap → first notification, median (above the kernel's message)", statistics.median(first),
             statistics.median(ours), l)
         add("  p99", p99(first), p99(ours), l)
+        down = monitor["latency_ms"]["down"]
+        add("  link down alone, median (GLib: both ways)", statistics.median(first), statistics.median(down), l)
+        add("  link down alone, p99 (GLib: both ways)", p99(first), p99(down), l)
         add("link flap → the right answer, median", statistics.median(right), statistics.median(ours), l)
         add("  p99", p99(right), p99(ours), l)
         if fast:
@@ -141,6 +144,11 @@ def main():
     rows.append((f"change latency, kernel's first message → change ({len(lat)} changes)",
                  f"median {statistics.median(lat):.3f} ms", f"p99 {p99(lat):.3f} ms, max {max(lat):.3f} ms",
                  f"median ≤ 1 ms {check(statistics.median(lat) <= 1)}", ""))
+    for kind in ["down", "up"]:
+        values = monitor["latency_ms"][kind]
+        goal = f"median ≤ 0.1 ms {check(statistics.median(values) <= 0.1)}" if kind == "down" else ""
+        rows.append((f"  link {kind} alone", f"median {statistics.median(values):.3f} ms",
+                     f"p99 {p99(values):.3f} ms, max {max(values):.3f} ms", goal, ""))
     immediate = monitor.get("latency_settle0_ms")
     if immediate:
         fast = immediate["down"] + immediate["up"]

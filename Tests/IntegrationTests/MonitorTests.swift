@@ -141,6 +141,48 @@ final class MonitorTests: NamespaceTestCase {
         XCTAssertEqual(monitor.counters.changes, 2)
     }
 
+    /// Failover between two uplinks by setting the first down, ten times: a
+    /// link's RTM_NEWLINK is evaluated at once (the burst's leading edge), but
+    /// the kernel sends it before it flushes the link's routes, so an answer
+    /// read in between would still name the link that went down. Each failover
+    /// must be exactly one change, straight to the backup, and each return one
+    /// change back; a barrier target's change after each step shows that
+    /// nothing else was emitted before it.
+    func testFailoverOnLinkDownIsOneChangeStraightToTheBackup() throws {
+        let ns = try makeTwoUplinks()
+        // The barrier has a route of its own, so that the failover does not move it.
+        ns.run("route add default via 10.3.0.254 metric 200", "route add unreachable 10.250.0.1")
+        let target = Target.address(IPAddress("198.51.100.9")!)
+        let barrier = Target.address(IPAddress("10.250.0.1")!)
+        let (monitor, recorder) = try startMonitor(ns, [target, barrier])
+        XCTAssertEqual(recorder.all.first?.interface, "va")
+        var barriers = 0
+        func sync(_ what: String) {
+            ns.run(barriers % 2 == 0 ? ["route", "replace", "local", "10.250.0.1", "dev", "lo", "table", "main"]
+                                     : ["route", "replace", "unreachable", "10.250.0.1"])
+            barriers += 1
+            XCTAssertTrue(recorder.wait(timeout: 5) { $0.filter { !$0.isInitial && $0.target == barrier }.count == barriers },
+                          "\(what): barrier \(barriers) not seen")
+        }
+        var seen: [String] = []
+        for round in 1 ... 10 {
+            _ = try setLink("va", up: false, in: ns)
+            XCTAssertTrue(recorder.wait(timeout: 5) { $0.filter { !$0.isInitial && $0.target == target }.count == 2 * round - 1 },
+                          "round \(round): no change after va down")
+            sync("round \(round) down")
+            _ = try setLink("va", up: true, in: ns)
+            ns.run(["route", "add", "default", "via", "10.1.0.254", "metric", "100"])
+            XCTAssertTrue(recorder.wait(timeout: 5) { $0.filter { !$0.isInitial && $0.target == target }.count == 2 * round },
+                          "round \(round): no change after va up")
+            sync("round \(round) up")
+            seen = recorder.nonInitial.filter { $0.target == target }.map { "\($0.status) via \($0.interface ?? "-")" }
+            if seen.count != 2 * round { break }
+        }
+        let expected = Array(repeating: ["reachable.wired via vc", "reachable.wired via va"], count: 10).flatMap { $0 }
+        XCTAssertEqual(seen, expected, "every change of the target, in order")
+        XCTAssertEqual(monitor.counters.changes, UInt64(expected.count + barriers))
+    }
+
     /// A tun device's carrier (a process attaching and detaching, as a VPN
     /// client does): each way is exactly one change. The kernel announces
     /// each with two RTM_NEWLINK, 0.1 ms apart on attach and 1.1 ms apart on

@@ -51,6 +51,10 @@ final class MonitorLoop: @unchecked Sendable {
         var validating = false
         /// Validate again at this time (monotonic ns), while reachable.
         var validateAt: UInt64?
+        // An answer held back while the kernel finishes a link going down:
+        /// Since when (monotonic ns), and when to look again.
+        var heldSince: UInt64?
+        var recheckAt: UInt64?
     }
 
     private let core: MonitorCore
@@ -162,6 +166,13 @@ final class MonitorLoop: @unchecked Sendable {
 
     /// Drains what is queued, then keeps draining while more arrives within
     /// the settle time (bounded), so one burst gives one evaluation.
+    ///
+    /// A burst that opens with a link's own state change is also evaluated on
+    /// its leading edge, at once: the RTM_NEWLINK already carries the new
+    /// state, so a link going down or up is reported without waiting for the
+    /// burst to go quiet (`evaluate(_:leadingEdge:)` holds back any answer
+    /// the rest of the burst may still change). The evaluation after the burst
+    /// then emits only what differs from that.
     private func drainBurst(into dirty: inout Dirty) {
         var events = creach_events()
         var verdict = EventFilter.Verdict()
@@ -170,9 +181,17 @@ final class MonitorLoop: @unchecked Sendable {
         let start = creach_monotonic_ns()
         let settle = nanoseconds(core.configuration.settleTime)
         let limit = nanoseconds(core.configuration.maximumSettleTime)
+        var first = true
         while true {
             drainQueued(&events, verdict: &verdict, overflows: &overflows, unreadable: &unreadable, dirty: &dirty)
             guard socket.fd >= 0 else { break }
+            if first && settle > 0 && verdict.link > 0 && events.deleted_count == 0 && events.malformed == 0
+                && overflows == 0 && unreadable == 0 {
+                var all = Dirty()
+                all.markAll()
+                evaluate(all, leadingEdge: true)
+            }
+            first = false
             let elapsed = creach_monotonic_ns() &- start
             guard settle > 0, elapsed < limit else { break }
             let ready = creach_wait(socket.fd, -1, Int64(min(settle, limit - elapsed)))
@@ -269,6 +288,7 @@ final class MonitorLoop: @unchecked Sendable {
             consider(item.resolveAt)
             consider(item.retryAt)
             consider(item.validateAt)
+            consider(item.recheckAt)
         }
         guard let next else { return -1 }
         let now = creach_monotonic_ns()
@@ -296,6 +316,10 @@ final class MonitorLoop: @unchecked Sendable {
             }
             if let retryAt = watched[index].retryAt, retryAt <= now {
                 watched[index].retryAt = nil
+                dirty.targets.insert(index)
+            }
+            if let recheckAt = watched[index].recheckAt, recheckAt <= now {
+                watched[index].recheckAt = nil
                 dirty.targets.insert(index)
             }
             if let validateAt = watched[index].validateAt, validateAt <= now {
@@ -461,8 +485,20 @@ final class MonitorLoop: @unchecked Sendable {
     /// what the flags need: the namespace's interfaces and name servers
     /// (`pathFacts`, two dumps) are read once a round, and only when a
     /// target's answer is published.
+    ///
+    /// The kernel sends a link's RTM_NEWLINK before it acts on the change: an
+    /// interface set down keeps its routes until the NETDEV_DOWN notifiers
+    /// flush them, and a tun device loses IFF_LOWER_UP a millisecond before
+    /// its operstate follows. An answer read in between is a moment of that
+    /// sequence, not a state, so:
+    /// - on a burst's leading edge (`leadingEdge`), an answer is published
+    ///   only when no address is routed over a link that cannot carry packets
+    ///   now; the others wait for the evaluation after the burst;
+    /// - an answer with a route over a link that is administratively down
+    ///   (which the kernel is about to flush) is held back and read again
+    ///   shortly, for at most `maximumSettleTime`.
     @discardableResult
-    private func evaluate(_ dirty: Dirty) -> Bool {
+    private func evaluate(_ dirty: Dirty, leadingEdge: Bool = false) -> Bool {
         var changes: [(index: Int, change: ReachabilityChange)] = []
         var pathFacts: ReachabilityEvaluator.PathFacts?
         func withPathFacts(_ evaluation: TargetEvaluation) -> TargetEvaluation {
@@ -477,6 +513,8 @@ final class MonitorLoop: @unchecked Sendable {
                 || item.addresses.contains { $0.family == .v4 ? dirty.v4 : dirty.v6 }
             guard touched else { continue }
             let evaluation = evaluateTarget(index)
+            if leadingEdge && !evaluation.isFinalOnLeadingEdge { continue }
+            if holdWhileLinkGoesDown(index, evaluation) { continue }
             let key = ResultKey(evaluation)
             guard key != item.emittedKey else {
                 // The same answer with a newer probe result: current, but no change.
@@ -498,6 +536,23 @@ final class MonitorLoop: @unchecked Sendable {
         if !changes.isEmpty { core.publish(changes, generation: generation) }
         scheduleValidations()
         return changes.contains { !$0.change.isInitial }
+    }
+
+    /// Whether to hold back target `index`'s answer because it routes an
+    /// address over a link that is down (see `evaluate`); if so, it is read
+    /// again after the settle time.
+    private func holdWhileLinkGoesDown(_ index: Int, _ evaluation: TargetEvaluation) -> Bool {
+        guard evaluation.awaitsRouteFlush else {
+            if watched[index].heldSince != nil { watched[index].heldSince = nil }
+            return false
+        }
+        let now = creach_monotonic_ns()
+        let since = watched[index].heldSince ?? now
+        // The kernel keeps such a route after all: it is the answer.
+        guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
+        watched[index].heldSince = since
+        watched[index].recheckAt = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
+        return true
     }
 
     /// The target's answer without path facts (`evaluate` adds them when it publishes).
@@ -532,6 +587,21 @@ final class MonitorLoop: @unchecked Sendable {
         }
         return TargetEvaluation(target: item.target, addresses: results, error: nil, isEvaluated: true,
                                 availableInterfaces: [], supportsDNS: nil, validation: validation)
+    }
+}
+
+extension TargetEvaluation {
+    /// No error, and no address routed over a link that cannot carry packets
+    /// now (see `MonitorLoop.evaluate(_:leadingEdge:)`).
+    var isFinalOnLeadingEdge: Bool {
+        error == nil && addresses.allSatisfy { $0.link?.isOperational ?? true }
+    }
+
+    /// An address is routed over a link that is administratively down: the
+    /// kernel has not yet flushed the link's routes (it refuses new routes
+    /// over a down link, and a lookup skips the nexthops it marked dead).
+    var awaitsRouteFlush: Bool {
+        addresses.contains { $0.link.map { !$0.isAdminUp } ?? false }
     }
 }
 

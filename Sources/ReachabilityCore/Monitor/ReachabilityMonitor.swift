@@ -33,7 +33,11 @@ public final class ReachabilityMonitor: Sendable {
         public var minimumResolveInterval: Duration = .seconds(1)
         /// After a notification, wait this long for the burst to go quiet
         /// before evaluating, so one `ip link set down` (which sends several
-        /// notifications) gives one change...
+        /// notifications) gives one change. A burst that opens with a link's
+        /// own state change (RTM_NEWLINK) is also evaluated at once, on its
+        /// leading edge, and the answers the rest of the burst cannot change
+        /// are published then; the evaluation after the burst publishes only
+        /// what differs from them. Zero evaluates every notification at once...
         public var settleTime: Duration = .microseconds(300)
         /// ...but never longer than this in all.
         public var maximumSettleTime: Duration = .milliseconds(20)
