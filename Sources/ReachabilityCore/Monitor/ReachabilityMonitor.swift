@@ -39,7 +39,10 @@ public final class ReachabilityMonitor: Sendable {
         /// are published then; the evaluation after the burst publishes only
         /// what differs from them. Zero evaluates every notification at once...
         public var settleTime: Duration = .microseconds(300)
-        /// ...but never longer than this in all.
+        /// ...but never longer than this in all. It also bounds how long an
+        /// answer routed over a link that was set down is held back while the
+        /// kernel flushes that link's routes (`settleTime`, at least 0.1 ms,
+        /// between two looks).
         public var maximumSettleTime: Duration = .milliseconds(20)
         /// `SO_RCVBUF` of the event socket; nil keeps the system default.
         public var receiveBufferSize: Int?
