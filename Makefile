@@ -186,7 +186,7 @@ steady-state: static
 # What ReachabilityCore adds to a static, stripped program that watches
 # `internet` (Examples/Footprint), against a hello world built the same way:
 # size, RSS, threads, and where the bytes go. CI gates the size (deterministic).
-FOOTPRINT_MAX_KB ?= 460
+FOOTPRINT_MAX_KB ?= 410
 footprint: setup
 	Examples/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB)
 

@@ -57,3 +57,33 @@ private final class ThreadBody {
     let run: @Sendable () -> Void
     init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
+
+/// A value and the pthread mutex that guards it, as swift-nio's
+/// `NIOLockedValueBox`: every lock of the core. Synchronization's `Mutex`
+/// would do as well, but linking that module (its conformances, the atomic
+/// orderings' descriptions, what they pull from the standard library) cost
+/// a firmware program 32 KiB (Examples/Footprint: 425 KiB with it, 393 without).
+final class Locked<Value>: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+        mutex.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(mutex, nil)
+        precondition(status == 0, "pthread_mutex_init: \(status)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the value, holding the lock.
+    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}

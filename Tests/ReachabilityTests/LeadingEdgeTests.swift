@@ -56,6 +56,16 @@ final class LeadingEdgeTests: XCTestCase {
         XCTAssertFalse(target([answer("10.9.0.1", link: link(flags: up, operstate: 2))]).awaitsRouteFlush)
         XCTAssertFalse(target([answer("10.9.0.1", link: link(flags: up | lowerUp, operstate: 6))]).awaitsRouteFlush)
         XCTAssertFalse(target([answer("10.9.0.1", link: nil)]).awaitsRouteFlush)
+        // An interface with carrier whose operstate has not followed yet is
+        // coming up (availableInterfaces may be about to gain it); one losing
+        // carrier, one set down, a dormant one and an operational one are not.
+        XCTAssertTrue(link(flags: up | lowerUp, operstate: 2).isComingUp)
+        XCTAssertTrue(link(flags: up | lowerUp, operstate: 3).isComingUp)   // lowerLayerDown
+        XCTAssertFalse(link(flags: up | lowerUp, operstate: 6).isComingUp)
+        XCTAssertFalse(link(flags: up | lowerUp, operstate: 0).isComingUp)  // unknown: tun, loopback
+        XCTAssertFalse(link(flags: up | lowerUp, operstate: 5).isComingUp)  // dormant
+        XCTAssertFalse(link(flags: up, operstate: 6).isComingUp)
+        XCTAssertFalse(link(flags: lowerUp, operstate: 2).isComingUp)
         // No route names no link that is in the middle of a change.
         XCTAssertTrue(target([answer("10.9.0.1", link: nil)]).isFinalOnLeadingEdge)
         // A failed evaluation waits for the burst to end.

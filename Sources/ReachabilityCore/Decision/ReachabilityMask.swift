@@ -2,8 +2,6 @@
 // composite masks to test against. Pure and allocation-free: derived from the
 // status table, the policy's WWAN switch and the radio generation.
 
-import Synchronization
-
 /// The generation of a cellular link's radio access technology.
 public enum RadioGeneration: Int, Hashable, Sendable, CaseIterable {
     case g2 = 2, g3, g4, g5
@@ -112,10 +110,10 @@ public final class RadioSource: Sendable {
         var observers: [UInt64: @Sendable () -> Void] = [:]
         var nextObserver: UInt64 = 0
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     public init(_ technologies: [String: RadioTechnology] = [:]) {
-        state = Mutex(State(technologies: technologies))
+        state = Locked(State(technologies: technologies))
     }
 
     /// Sets (or, with nil, forgets) the technology of `interface`. A running

@@ -1,5 +1,4 @@
 internal import CReachability
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,30 +13,30 @@ package enum HostResolver {
     /// resolver gives up; with a name server that never answers, lookups
     /// beyond this fail at once (typed) instead of piling up threads.
     static let maximumInFlight = 16
-    private static let inFlight = Atomic<Int>(0)
+    private static let inFlight = Locked(0)
     /// Called on a resolver thread before it looks `host` up (tests hold it there).
     nonisolated(unsafe) static var beforeLookUp: (@Sendable (String) -> Void)?
 
     /// The number of resolver threads alive now.
-    static var threadsInFlight: Int { inFlight.load(ordering: .relaxed) }
+    static var threadsInFlight: Int { inFlight.withLock { $0 } }
 
     /// Looks `host` up on a resolver thread of its own (which holds the
     /// namespace until it ends) and hands the answer to `completion` there.
     /// Throws `.resolutionFailed` when `maximumInFlight` lookups are running.
     package static func startLookUp(_ host: String, in namespace: NamespaceHandle,
                             completion: @escaping @Sendable (Result<[IPAddress], ReachabilityError>) -> Void) throws(ReachabilityError) {
-        guard inFlight.wrappingAdd(1, ordering: .relaxed).newValue <= maximumInFlight else {
-            inFlight.wrappingSubtract(1, ordering: .relaxed)
+        guard inFlight.withLock({ $0 += 1; return $0 }) <= maximumInFlight else {
+            inFlight.withLock { $0 -= 1 }
             throw .resolutionFailed(host: host, reason: "\(maximumInFlight) lookups already in flight (is a name server not answering?)")
         }
         do {
             try startThread(.resolver) {
-                defer { inFlight.wrappingSubtract(1, ordering: .relaxed) }
+                defer { inFlight.withLock { $0 -= 1 } }
                 beforeLookUp?(host)
                 completion(Result { () throws(ReachabilityError) in try lookUp(host, in: namespace) })
             }
         } catch {
-            inFlight.wrappingSubtract(1, ordering: .relaxed)
+            inFlight.withLock { $0 -= 1 }
             throw error
         }
     }

@@ -1,5 +1,4 @@
 internal import CReachability
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +25,7 @@ public final class ReachabilityEvaluator: Sendable {
             invalidateInterfaceCache()
         }
     }
-    private let policyState: Mutex<ReachabilityPolicy>
+    private let policyState: Locked<ReachabilityPolicy>
     /// The radio technology of WWAN links, for the mask's 2G ... 5G bits.
     public let radio: RadioSource
 
@@ -49,7 +48,7 @@ public final class ReachabilityEvaluator: Sendable {
         var dumpBuffer: UnsafeMutableRawPointer?
     }
 
-    private let session: Mutex<Session>
+    private let session: Locked<Session>
     /// The namespace, held open to resolve host names from inside it (its
     /// resolver threads hold it too); fd -1 for the current one.
     let handle: NamespaceHandle
@@ -69,7 +68,7 @@ public final class ReachabilityEvaluator: Sendable {
                 policy: ReachabilityPolicy = ReachabilityPolicy(), radio: RadioSource = RadioSource()) throws(ReachabilityError) {
         self.namespace = namespace
         self.kindOverrides = kindOverrides
-        self.policyState = Mutex(policy)
+        self.policyState = Locked(policy)
         self.radio = radio
         let handle = try NamespaceHandle(namespace)
         let fd = handle.fd
@@ -82,7 +81,7 @@ public final class ReachabilityEvaluator: Sendable {
         let sysfsFD = creach_sysfs_open(KernelFiles.root, fd)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_REPLY_BUFSIZ), alignment: 8)
         self.handle = handle
-        self.session = Mutex(Session(netlink: netlink, buffer: buffer, sysfsFD: sysfsFD, root: KernelFiles.root))
+        self.session = Locked(Session(netlink: netlink, buffer: buffer, sysfsFD: sysfsFD, root: KernelFiles.root))
     }
 
     deinit {
@@ -143,6 +142,10 @@ public final class ReachabilityEvaluator: Sendable {
         public let interfaces: [NetworkInterface]
         /// A `nameserver` of the namespace's resolv.conf is reachable.
         public let supportsDNS: Bool
+        /// An interface is coming up: it has carrier, but its operstate has
+        /// not followed yet (the kernel reports the two in separate messages),
+        /// so `interfaces` may be about to gain it.
+        var isSettling = false
     }
 
     /// `target` evaluated at `addresses` (its own, or what its name resolved
@@ -157,16 +160,18 @@ public final class ReachabilityEvaluator: Sendable {
 
     /// Reads the path facts: one link dump, and one lookup per name server.
     public func pathFacts() throws(ReachabilityError) -> PathFacts {
-        let interfaces = try session.withLock { (session) throws(ReachabilityError) -> [NetworkInterface] in
-            try dumpLinks(in: &session).filter { $0.isOperational && !$0.isLoopback }.map { link in
+        let (interfaces, settling) = try session.withLock { (session) throws(ReachabilityError) -> ([NetworkInterface], Bool) in
+            let links = try dumpLinks(in: &session)
+            let interfaces = links.filter { $0.isOperational && !$0.isLoopback }.map { link in
                 NetworkInterface(name: link.name, index: link.index, kind: kind(of: link, in: &session))
             }
+            return (interfaces, links.contains { $0.isComingUp })
         }
         var dns = false
         for server in namespace.nameServers() where !dns {
             dns = (try? evaluate(server))?.status.isReachable ?? false
         }
-        return PathFacts(interfaces: interfaces.sorted { $0.index < $1.index }, supportsDNS: dns)
+        return PathFacts(interfaces: interfaces.sorted { $0.index < $1.index }, supportsDNS: dns, isSettling: settling)
     }
 
     /// The FIB's answer for one address, as `ip route get` gives it.

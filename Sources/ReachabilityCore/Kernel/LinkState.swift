@@ -55,6 +55,14 @@ public struct LinkState: Hashable, Sendable {
     public var isPointToPoint: Bool { rawFlags & creach_iff_pointopoint != 0 }
     public var isLoopback: Bool { rawFlags & creach_iff_loopback != 0 }
 
+    /// Up and with carrier, but an operstate that has not followed yet (the
+    /// kernel's link watch sets it a moment later, in a message of its own):
+    /// about to be operational. Dormant (waiting for 802.1X, say) is a state
+    /// of its own, not a step.
+    var isComingUp: Bool {
+        isAdminUp && hasLowerUp && !(operState == .up || operState == .unknown || operState == .dormant)
+    }
+
     /// Can carry packets now: up, with carrier, and an operstate that is `up`
     /// or `unknown` (loopback and many virtual drivers never report `up`).
     public var isOperational: Bool {

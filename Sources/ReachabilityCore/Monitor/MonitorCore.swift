@@ -1,5 +1,4 @@
 internal import CReachability
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,7 +79,7 @@ final class MonitorCore: Sendable {
     /// Sends validation probes in the monitor's namespace; nil without validation.
     let probe: ValidationProbe.Send?
     let configuration: ReachabilityMonitor.Configuration
-    let shared: Mutex<Shared>
+    let shared: Locked<Shared>
 
     init(targets: [Target], options: LookupOptions, evaluator: ReachabilityEvaluator, probe: ValidationProbe.Send?,
          configuration: ReachabilityMonitor.Configuration) {
@@ -89,7 +88,7 @@ final class MonitorCore: Sendable {
         self.evaluator = evaluator
         self.probe = probe
         self.configuration = configuration
-        shared = Mutex(Shared(latest: Array(repeating: nil, count: targets.count)))
+        shared = Locked(Shared(latest: Array(repeating: nil, count: targets.count)))
     }
 
     // MARK: Start and stop

@@ -24,8 +24,9 @@ final class MonitorLoop: @unchecked Sendable {
         var isEmpty: Bool { !v4 && !v6 && targets.isEmpty }
     }
 
-    /// Per-target bookkeeping.
-    struct Watched {
+    /// Per-target bookkeeping: a class, so the loop changes it in place (and
+    /// the binary carries no value witnesses for its many optional fields).
+    final class Watched {
         let target: Target
         var addresses: [IPAddress]
         /// The last state emitted, nil before the initial one.
@@ -55,6 +56,11 @@ final class MonitorLoop: @unchecked Sendable {
         /// Since when (monotonic ns), and when to look again.
         var heldSince: UInt64?
         var recheckAt: UInt64?
+
+        init(target: Target, addresses: [IPAddress]) {
+            self.target = target
+            self.addresses = addresses
+        }
     }
 
     private let core: MonitorCore
@@ -493,7 +499,9 @@ final class MonitorLoop: @unchecked Sendable {
     /// sequence, not a state, so:
     /// - on a burst's leading edge (`leadingEdge`), an answer is published
     ///   only when no address is routed over a link that cannot carry packets
-    ///   now; the others wait for the evaluation after the burst;
+    ///   now; the others wait for the evaluation after the burst. Nothing is
+    ///   published there while an interface is coming up (carrier, operstate
+    ///   not yet): `availableInterfaces` may be about to gain it;
     /// - an answer with a route over a link that is administratively down
     ///   (which the kernel is about to flush) is held back and read again
     ///   shortly, for at most `maximumSettleTime`.
@@ -501,12 +509,17 @@ final class MonitorLoop: @unchecked Sendable {
     private func evaluate(_ dirty: Dirty, leadingEdge: Bool = false) -> Bool {
         var changes: [(index: Int, change: ReachabilityChange)] = []
         var pathFacts: ReachabilityEvaluator.PathFacts?
-        func withPathFacts(_ evaluation: TargetEvaluation) -> TargetEvaluation {
+        /// The evaluation with the round's path facts; nil on the leading edge
+        /// while an interface is coming up (it may be about to join
+        /// `availableInterfaces`): the evaluation after the burst publishes.
+        /// Called before anything of a target is changed, so giving up leaves nothing half done.
+        func withPathFacts(_ evaluation: TargetEvaluation) -> TargetEvaluation? {
             if pathFacts == nil { pathFacts = (try? core.evaluator.pathFacts()) ?? .init(interfaces: [], supportsDNS: false) }
+            if leadingEdge && pathFacts!.isSettling { return nil }
             return TargetEvaluation(target: evaluation.target, addresses: evaluation.addresses, error: evaluation.error,
                                     pathFacts: pathFacts!, validation: evaluation.validation)
         }
-        for index in watched.indices {
+        targets: for index in watched.indices {
             let item = watched[index]
             if case .host = item.target, !item.resolutionSettled { continue }
             let touched = dirty.targets.contains(index) || item.emitted == nil
@@ -519,13 +532,13 @@ final class MonitorLoop: @unchecked Sendable {
             guard key != item.emittedKey else {
                 // The same answer with a newer probe result: current, but no change.
                 if evaluation.validation != item.emitted?.validation {
-                    let current = withPathFacts(evaluation)
+                    guard let current = withPathFacts(evaluation) else { break targets }
                     watched[index].emitted = current
                     core.refresh(index, evaluation: current, generation: generation)
                 }
                 continue
             }
-            let current = withPathFacts(evaluation)
+            guard let current = withPathFacts(evaluation) else { break targets }
             let change = ReachabilityChange(target: item.target, evaluation: current, previous: item.emitted,
                                             isInitial: item.emitted == nil, timeNanoseconds: creach_monotonic_ns())
             watched[index].emitted = current

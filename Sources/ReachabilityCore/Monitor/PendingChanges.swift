@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One observer's changes that it has not taken yet: at most one per target,
 /// the latest, in the order they became pending. A consumer that stops
 /// reading (a stream not iterated, a blocked callback queue) costs one slot
@@ -23,14 +21,14 @@ package final class PendingChanges<Change: Sendable>: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// The pending change and a newer one of the same target as one change;
     /// nil when together they change nothing (the target went back to what
     /// the consumer last saw).
     private let merge: @Sendable (_ pending: Change, _ newer: Change) -> Change?
 
     package init(targets: Int, merge: @escaping @Sendable (_ pending: Change, _ newer: Change) -> Change?) {
-        state = Mutex(State(slots: Array(repeating: nil, count: targets)))
+        state = Locked(State(slots: Array(repeating: nil, count: targets)))
         self.merge = merge
     }
 

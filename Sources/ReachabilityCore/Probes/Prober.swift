@@ -1,5 +1,4 @@
 internal import CReachability
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,7 +26,7 @@ public final class Prober: Sendable {
     var namespaceFD: Int32 { namespaceHandle.fd }
     /// The ICMP identifier of raw-socket echoes (a ping socket's is set by the kernel).
     fileprivate let identifier: UInt16
-    private let sequence = Atomic<UInt16>(0)
+    private let sequence = Locked<UInt16>(0)
 
     /// A prober for `namespace`. Throws `.unknownNamespace` or `.system`.
     public init(namespace: NetworkNamespace = .current) throws(ReachabilityError) {
@@ -123,7 +122,7 @@ public final class Prober: Sendable {
     }
 
     func nextSequence() -> UInt16 {
-        sequence.wrappingAdd(1, ordering: .relaxed).newValue
+        sequence.withLock { $0 &+= 1; return $0 }
     }
 }
 

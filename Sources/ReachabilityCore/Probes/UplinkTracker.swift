@@ -1,5 +1,4 @@
 internal import CReachability
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -123,7 +122,7 @@ public final class UplinkTracker: Sendable {
 
     public let configuration: Configuration
     private let prober: Prober
-    private let shared: Mutex<Shared>
+    private let shared: Locked<Shared>
 
     private struct Observer {
         let id: UInt64
@@ -179,7 +178,7 @@ public final class UplinkTracker: Sendable {
         try configuration.validate()
         self.configuration = configuration
         self.prober = try Prober(namespace: namespace)
-        self.shared = Mutex(Shared(score: TrackerScore(down: configuration.down, up: configuration.up,
+        self.shared = Locked(Shared(score: TrackerScore(down: configuration.down, up: configuration.up,
                                                        initial: configuration.initialState)))
     }
 
@@ -497,11 +496,11 @@ public final class UplinkTracker: Sendable {
 /// round thread waits on an eventfd until every host has posted.
 private final class RoundAnswers: Sendable {
     typealias Answer = (results: [ProbeResult], error: ReachabilityError?)
-    private let answers: Mutex<(list: [Answer?], missing: Int)>
+    private let answers: Locked<(list: [Answer?], missing: Int)>
     private let done: WakeSignal?
 
     init(hosts: Int) {
-        answers = Mutex((Array(repeating: nil, count: hosts), hosts))
+        answers = Locked((Array(repeating: nil, count: hosts), hosts))
         done = hosts > 1 ? try? WakeSignal() : nil
     }
 
