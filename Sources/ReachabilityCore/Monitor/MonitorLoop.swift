@@ -52,9 +52,10 @@ final class MonitorLoop: @unchecked Sendable {
         var validating = false
         /// Validate again at this time (monotonic ns), while reachable.
         var validateAt: UInt64?
-        // An answer held back while the kernel finishes a link going down:
-        /// Since when (monotonic ns), and when to look again.
+        /// The answer is held back while the kernel flushes the routes of a
+        /// link set down (`holdWhileLinkGoesDown`): since when (monotonic ns)...
         var heldSince: UInt64?
+        /// ...and when to look again.
         var recheckAt: UInt64?
 
         init(target: Target, addresses: [IPAddress]) {
