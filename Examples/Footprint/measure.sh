@@ -39,6 +39,7 @@ running() {
 # The file-backed part of RSS varies from run to run (the kernel maps pages
 # around each fault when they are cached): medians of 7 runs, alternating.
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+rm -f "$out/hello.rss" "$out/embed.rss"   # not the samples of a run that was cut short
 for _ in 1 2 3 4 5 6 7; do running "$out/hello" >> "$out/hello.rss"; running "$out/embed-watch" >> "$out/embed.rss"; done
 hello_rss=$(cut -d' ' -f1 "$out/hello.rss" | median); hello_anon=$(cut -d' ' -f2 "$out/hello.rss" | median)
 embed_rss=$(cut -d' ' -f1 "$out/embed.rss" | median); embed_anon=$(cut -d' ' -f2 "$out/embed.rss" | median)
