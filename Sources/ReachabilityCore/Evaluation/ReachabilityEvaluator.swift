@@ -46,6 +46,8 @@ public final class ReachabilityEvaluator: Sendable {
         /// A dump buffer (CREACH_DUMP_BUFSIZ) for the lookups that need one on
         /// the monitor's rounds (the throw scan), taken once.
         var dumpBuffer: UnsafeMutableRawPointer?
+        /// The namespace's name servers, read again when resolv.conf changes.
+        var nameServers = NameServerCache()
     }
 
     private let session: Locked<Session>
@@ -160,15 +162,16 @@ public final class ReachabilityEvaluator: Sendable {
 
     /// Reads the path facts: one link dump, and one lookup per name server.
     public func pathFacts() throws(ReachabilityError) -> PathFacts {
-        let (interfaces, settling) = try session.withLock { (session) throws(ReachabilityError) -> ([NetworkInterface], Bool) in
+        let (interfaces, settling, servers) = try session.withLock {
+            (session) throws(ReachabilityError) -> ([NetworkInterface], Bool, [IPAddress]) in
             let links = try dumpLinks(in: &session)
             let interfaces = links.filter { $0.isOperational && !$0.isLoopback }.map { link in
                 NetworkInterface(name: link.name, index: link.index, kind: kind(of: link, in: &session))
             }
-            return (interfaces, links.contains { $0.isComingUp })
+            return (interfaces, links.contains { $0.isComingUp }, session.nameServers.nameServers(at: namespace.resolvConfPath))
         }
         var dns = false
-        for server in namespace.nameServers() where !dns {
+        for server in servers where !dns {
             dns = (try? evaluate(server))?.status.isReachable ?? false
         }
         return PathFacts(interfaces: interfaces.sorted { $0.index < $1.index }, supportsDNS: dns, isSettling: settling)

@@ -106,7 +106,12 @@ extension NetworkNamespace {
     /// The `nameserver` addresses of `resolvConfPath`, at most three (as the
     /// C library reads them); empty when the file is missing or names none.
     public func nameServers() -> [IPAddress] {
-        guard let file = fopen(resolvConfPath, "re") else { return [] }
+        Self.nameServers(at: resolvConfPath)
+    }
+
+    /// The `nameserver` addresses of the resolv.conf at `path` (see `nameServers()`).
+    static func nameServers(at path: String) -> [IPAddress] {
+        guard let file = fopen(path, "re") else { return [] }
         defer { fclose(file) }
         var line: UnsafeMutablePointer<CChar>?
         var capacity = 0
@@ -141,3 +146,60 @@ package final class NamespaceHandle: Sendable {
     /// The name `ip netns exec` would find configuration for (/etc/netns/NAME).
     var configurationName: String? { if case let .named(name) = namespace { name } else { nil } }
 }
+
+/// A resolv.conf's name servers, read again only when the file changed: the
+/// evaluator reads them each time it publishes (`pathFacts`), and a `stat`
+/// costs a fifth of opening and parsing the file.
+///
+/// The file counts as changed when its device, inode, size, modification or
+/// change time differ (an editor or resolver that writes a new file and
+/// renames it gives a new inode). A file modified within a second of being
+/// read is read again the next time too: a kernel without fine-grained
+/// timestamps stamps two writes a few milliseconds apart with the same time,
+/// so a second same-size write could otherwise go unseen (as git treats an
+/// index entry as racily clean).
+struct NameServerCache {
+    private struct Stamp: Equatable {
+        var device: UInt64, inode: UInt64, size: Int64
+        var modified: timespec, changed: timespec
+        init(_ info: stat) {
+            device = UInt64(info.st_dev); inode = UInt64(info.st_ino); size = Int64(info.st_size)
+            modified = info.st_mtim; changed = info.st_ctim
+        }
+        static func == (a: Stamp, b: Stamp) -> Bool {
+            a.device == b.device && a.inode == b.inode && a.size == b.size
+                && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+                && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+        }
+    }
+    private var path = ""
+    private var stamp: Stamp?
+    private var servers: [IPAddress] = []
+    /// How many times a file was read (for tests).
+    private(set) var reads = 0
+
+    /// The name servers of the resolv.conf at `path`; `now` is the realtime
+    /// clock's second (tests give their own).
+    mutating func nameServers(at path: String, now: Int = NameServerCache.realtimeSecond()) -> [IPAddress] {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            self.stamp = nil
+            return []
+        }
+        let stamp = Stamp(info)
+        if path == self.path, let kept = self.stamp, kept == stamp { return servers }
+        servers = NetworkNamespace.nameServers(at: path)
+        reads += 1
+        self.path = path
+        let settled = max(stamp.modified.tv_sec, stamp.changed.tv_sec) < now - 1
+        self.stamp = settled ? stamp : nil
+        return servers
+    }
+
+    static func realtimeSecond() -> Int {
+        var clock = timespec()
+        clock_gettime(CLOCK_REALTIME, &clock)
+        return clock.tv_sec
+    }
+}
+
