@@ -44,9 +44,9 @@ test: setup
 # .build-static/reach. NO_PIE=1 links it at a fixed address: no start-up
 # relocation of its pointers (docs/benchmarks/peers.md), at the price of ASLR
 # for the program's own image (libraries, stack and heap stay randomised).
-# Without witness and vtable elimination: reach links Dispatch and
-# FoundationEssentials (swift-argument-parser), built elsewhere (firmware.flags).
-FIRMWARE_FLAGS := $(shell grep -v '^\#' Examples/Footprint/firmware.flags | grep -v -e '-enable-llvm-wme' -e '-enable-llvm-vfe')
+# --foundation: reach links Dispatch and FoundationEssentials
+# (swift-argument-parser), built elsewhere (firmware-flags.sh).
+FIRMWARE_FLAGS := $(shell Examples/Footprint/firmware-flags.sh --foundation)
 STATIC_FLAGS := $(FIRMWARE_FLAGS) $(if $(NO_PIE),-Xswiftc -Xclang-linker -Xswiftc -no-pie)
 static: setup
 	$(SWIFT) build -c release --product reach --scratch-path .build-static $(STATIC_FLAGS)
