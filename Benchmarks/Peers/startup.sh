@@ -3,7 +3,8 @@
 # would pick), in one run, in namespaces with 0 and 100,000 routes:
 #   exec → exit of `reach check internet` against glib-monitor (start the
 #   default monitor, take its first answer, exit), median of RUNS;
-#   RSS of a watching `reach watch internet` against a waiting glib-monitor.
+#   RSS of a watching `reach watch internet` against a waiting glib-monitor
+#   (medians of 7, alternating).
 #
 #   Benchmarks/Peers/startup.sh [REACH] [RUNS]     (root; installs libglib2.0-dev when missing)
 #
@@ -71,11 +72,20 @@ for routes in 0 100000; do
         row "  a static Swift hello world" "$(median_us "$ns" "$HELLO")"
         row "  hello world + swift-argument-parser" "$(median_us "$ns" "$PARSE_HELLO" internet)"
     fi
-    g=$(rss_kb "$ns" "$work/glib-monitor" wait)
-    r=$(rss_kb "$ns" "$reach" watch internet)
+    # RSS: medians of 7 runs, alternating (its file-backed part varies from
+    # run to run: the kernel maps cached pages around each fault).
+    : > "$work/g.rss"; : > "$work/r.rss"; : > "$work/h.rss"
+    for _ in 1 2 3 4 5 6 7; do
+        rss_kb "$ns" "$work/glib-monitor" wait >> "$work/g.rss"
+        rss_kb "$ns" "$reach" watch internet >> "$work/r.rss"
+        if [ "$routes" -eq 0 ] && [ -n "${HELLO:-}" ]; then rss_kb "$ns" "$HELLO" wait >> "$work/h.rss"; fi
+    done
+    median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+    g=$(median "$work/g.rss")
+    r=$(median "$work/r.rss")
     printf '%-44s %11s kB %11s kB %7.2fx\n' "RSS while watching, $routes routes" "$g" "$r" "$(awk -v r="$r" -v g="$g" 'BEGIN { print r / g }')"
     if [ "$routes" -eq 0 ] && [ -n "${HELLO:-}" ]; then
-        r=$(rss_kb "$ns" "$HELLO" wait)
+        r=$(median "$work/h.rss")
         printf '%-44s %11s kB %11s kB %7.2fx\n' "  a static Swift hello world, waiting" "$g" "$r" "$(awk -v r="$r" -v g="$g" 'BEGIN { print r / g }')"
     fi
 done
