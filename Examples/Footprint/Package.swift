@@ -13,6 +13,8 @@ let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathCompon
 // compares size, RSS and threads. `parse-hello` (built only by make
 // bench-startup) is the hello world that parses its arguments with
 // swift-argument-parser, as `reach` does: what the parser costs at start-up.
+// `describe` prints every description the library gives; measure.sh --check
+// compares its minimal firmware build with a normal one.
 let package = Package(
     name: "Footprint",
     dependencies: [
@@ -21,6 +23,7 @@ let package = Package(
     ],
     targets: [
         .executableTarget(name: "embed-watch", dependencies: [.product(name: "ReachabilityCore", package: root)]),
+        .executableTarget(name: "describe", dependencies: [.product(name: "ReachabilityCore", package: root)]),
         .executableTarget(name: "hello"),
         .executableTarget(name: "parse-hello", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
     ]

@@ -8,10 +8,14 @@
 # Foundation or Dispatch (swift-argument-parser brings FoundationEssentials):
 # witness and vtable elimination, with which its link fails (undefined
 # dispatch thunks of the prebuilt modules). `make static` builds `reach` with it.
+#
+# --minimal adds firmware-minimal.flags: no reflection metadata, and runtime
+# records only for what the program uses (smaller; read that file for the price).
 set -eu
-flags=$(dirname "$0")/firmware.flags
-if [ "${1:-}" = "--foundation" ]; then
-    grep -v '^#' "$flags" | grep -v -e '-enable-llvm-wme' -e '-enable-llvm-vfe'
-else
-    grep -v '^#' "$flags"
-fi
+here=$(dirname "$0")
+case "${1:-}" in
+    "") grep -v '^#' "$here/firmware.flags" ;;
+    --foundation) grep -v '^#' "$here/firmware.flags" | grep -v -e '-enable-llvm-wme' -e '-enable-llvm-vfe' ;;
+    --minimal) cat "$here/firmware.flags" "$here/firmware-minimal.flags" | grep -v "^#" ;;
+    *) echo "usage: $0 [--foundation | --minimal]" >&2; exit 2 ;;
+esac

@@ -4,9 +4,11 @@
 # built the same way. Prints binary sizes, RSS and threads while waiting,
 # and where the added bytes go (symbols of the unstripped build, by module).
 #
-#   Examples/Footprint/measure.sh [--check MAX_KB]   (root not needed)
+#   Examples/Footprint/measure.sh [--check MAX_KB MINIMAL_MAX_BYTES]   (root not needed)
 #
-# --check fails (exit 1) when the stripped size difference exceeds MAX_KB.
+# --check fails (exit 1) when the stripped size difference exceeds MAX_KB,
+# or that of the minimal build (firmware-flags.sh --minimal) MINIMAL_MAX_BYTES,
+# or when the library's descriptions differ in the minimal build.
 set -euo pipefail
 cd "$(dirname "$0")"
 SWIFT=${SWIFT:-swift}
@@ -20,6 +22,15 @@ bin=$("$SWIFT" build "${FLAGS[@]}" --show-bin-path)
 out=.build/measure
 mkdir -p "$out"
 for program in "${programs[@]}"; do strip -o "$out/$program" "$bin/$program"; done
+# The minimal firmware build (firmware-flags.sh --minimal: firmware-minimal.flags), size only.
+mapfile -t MINIMAL_FLAGS < <(./firmware-flags.sh --minimal | tr ' ' '\n' | grep -v '^$')
+MINIMAL_FLAGS=(-c release "${MINIMAL_FLAGS[@]}" --scratch-path .build-minimal)
+minimal_programs=(embed-watch hello)
+[ "${1:-}" = "--check" ] && minimal_programs+=(describe)
+for program in "${minimal_programs[@]}"; do
+    build "${MINIMAL_FLAGS[@]}" --product "$program"
+    strip -o "$out/$program.minimal" "$("$SWIFT" build "${MINIMAL_FLAGS[@]}" --show-bin-path)/$program"
+done
 if [ -n "${WITH_PARSER:-}" ]; then   # make bench-startup: the hello world that parses as reach does
     mapfile -t PARSER_FLAGS < <(./firmware-flags.sh --foundation | tr ' ' '\n' | grep -v '^$')
     PARSER_FLAGS=(-c release "${PARSER_FLAGS[@]}" --scratch-path .build-parser)
@@ -53,9 +64,14 @@ rm -f "$out/hello.rss" "$out/embed.rss"
 hello_size=$(size_of "$out/hello")
 embed_size=$(size_of "$out/embed-watch")
 added_kb=$(( (embed_size - hello_size + 1023) / 1024 ))
+minimal_hello=$(size_of "$out/hello.minimal")
+minimal_embed=$(size_of "$out/embed-watch.minimal")
+minimal_added=$(( minimal_embed - minimal_hello ))
 
 printf '%-34s %12s %12s %12s\n' "" "hello" "embed-watch" "added"
 printf '%-34s %12d %12d %9d KiB\n' "binary, static, stripped (bytes)" "$hello_size" "$embed_size" "$added_kb"
+printf '%-34s %12d %12d %9d KiB (%d bytes)\n' "  the minimal build (bytes)" "$minimal_hello" "$minimal_embed" \
+    "$(( (minimal_added + 1023) / 1024 ))" "$minimal_added"
 printf '%-34s %12d %12d %9d KiB\n' "RSS while waiting (kB, median)" "$hello_rss" "$embed_rss" "$(( embed_rss - hello_rss ))"
 printf '%-34s %12d %12d %9d KiB\n' "  of which anonymous (kB, median)" "$hello_anon" "$embed_anon" "$(( embed_anon - hello_anon ))"
 printf '%-34s %12d %12d %12d\n' "threads while waiting" "$hello_threads" "$embed_threads" "$(( embed_threads - hello_threads ))"
@@ -70,6 +86,22 @@ echo "Swift concurrency / Dispatch entry points linked into embed-watch: $runtim
 
 if [ "${1:-}" = "--check" ]; then
     max=${2:?--check needs MAX_KB}
+    minimal_max=${3:?--check needs MINIMAL_MAX_BYTES}
+    # The minimal build has no reflection metadata and drops unused runtime
+    # records: the library's descriptions must not need either (describe
+    # prints them all; a normal build of it is the reference).
+    build --product describe
+    if ! diff -u <("$("$SWIFT" build --show-bin-path)/describe") <("$out/describe.minimal") > "$out/describe.diff"; then
+        cat "$out/describe.diff" >&2
+        echo "footprint: a description differs in the minimal build (above: -normal, +minimal)" >&2
+        exit 1
+    fi
+    echo "footprint: describe prints the same $("$out/describe.minimal" | wc -l) lines in a normal and in the minimal build"
+    if [ "$minimal_added" -gt "$minimal_max" ]; then
+        echo "footprint: the minimal build of embed-watch adds $minimal_added bytes, more than $minimal_max" >&2
+        exit 1
+    fi
+    echo "footprint: the minimal build of embed-watch adds $minimal_added bytes (at most $minimal_max)"
     if [ "$runtimes" -ne 0 ]; then
         echo "footprint: ReachabilityCore links Swift concurrency or Dispatch" >&2
         exit 1

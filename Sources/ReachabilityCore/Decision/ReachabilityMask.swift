@@ -147,3 +147,22 @@ public final class RadioSource: Sendable {
         state.withLock { _ = $0.observers.removeValue(forKey: id) }
     }
 }
+
+/// The case's name, as reflection printed it: also in a build without
+/// reflection metadata (Examples/Footprint/firmware-minimal.flags).
+extension RadioGeneration: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .g2: return "g2"
+        case .g3: return "g3"
+        case .g4: return "g4"
+        case .g5: return "g5"
+        }
+    }
+}
+
+/// The case's name (its raw value), as reflection printed it: also in a
+/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+extension RadioTechnology: CustomStringConvertible {
+    public var description: String { rawValue }
+}

@@ -86,3 +86,9 @@ public enum UnsatisfiedReason: String, Hashable, Sendable, CaseIterable {
         }
     }
 }
+
+/// The case's name (its raw value), as reflection printed it: also in a
+/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+extension UnsatisfiedReason: CustomStringConvertible {
+    public var description: String { rawValue }
+}

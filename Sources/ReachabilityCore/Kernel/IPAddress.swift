@@ -92,3 +92,14 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
         return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 }
+
+/// The case's name, as reflection printed it: also in a build without
+/// reflection metadata (Examples/Footprint/firmware-minimal.flags).
+extension IPAddress.Family: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .v4: return "v4"
+        case .v6: return "v6"
+        }
+    }
+}

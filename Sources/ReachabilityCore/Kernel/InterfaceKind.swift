@@ -167,3 +167,9 @@ extension InterfaceKind {
         }
     }
 }
+
+/// The case's name (its raw value), as reflection printed it: also in a
+/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+extension InterfaceKind: CustomStringConvertible {
+    public var description: String { rawValue }
+}

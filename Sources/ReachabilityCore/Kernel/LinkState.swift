@@ -100,3 +100,9 @@ extension String {
         self = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
     }
 }
+
+/// The case's name (its raw value), as reflection printed it: also in a
+/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+extension OperState: CustomStringConvertible {
+    public var description: String { rawValue }
+}

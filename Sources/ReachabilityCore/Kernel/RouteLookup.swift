@@ -105,3 +105,9 @@ public struct RouteLookup: Hashable, Sendable {
             ? withUnsafeBytes(of: &route.prefsrc) { IPAddress(family: family, bytes: $0) } : nil
     }
 }
+
+/// The case's name (its raw value), as reflection printed it: also in a
+/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+extension RouteVerdict: CustomStringConvertible {
+    public var description: String { rawValue }
+}

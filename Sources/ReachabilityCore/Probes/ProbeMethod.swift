@@ -377,3 +377,28 @@ public struct GroupRange: Hashable, Sendable {
 
     public func contains(_ gid: UInt32) -> Bool { low <= gid && gid <= high }
 }
+
+/// The case's name, as reflection printed it: also in a build without
+/// reflection metadata (Examples/Footprint/firmware-minimal.flags).
+extension DNSRecordType: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .a: return "a"
+        case .aaaa: return "aaaa"
+        }
+    }
+}
+
+/// The case's name, as reflection printed it: also in a build without
+/// reflection metadata (Examples/Footprint/firmware-minimal.flags).
+extension ProbeTransport: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .icmpRaw: return "icmpRaw"
+        case .icmpDatagram: return "icmpDatagram"
+        case .tcpConnect: return "tcpConnect"
+        case .http: return "http"
+        case .dns: return "dns"
+        }
+    }
+}

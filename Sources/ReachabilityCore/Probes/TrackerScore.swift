@@ -64,3 +64,9 @@ public struct TrackerScore: Hashable, Sendable {
         return state == before ? nil : state
     }
 }
+
+/// The case's name (its raw value), as reflection printed it: also in a
+/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+extension UplinkState: CustomStringConvertible {
+    public var description: String { rawValue }
+}
