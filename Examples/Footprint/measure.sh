@@ -12,8 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 SWIFT=${SWIFT:-swift}
+# firmware-flags.sh's flags (OPTION...), one word a line, for mapfile.
+flags_of() { ./firmware-flags.sh "$@" | tr ' ' '\n' | grep -v '^$'; }
 # The firmware build (firmware.flags), release, for both programs.
-mapfile -t FLAGS < <(./firmware-flags.sh | tr ' ' '\n' | grep -v '^$')
+mapfile -t FLAGS < <(flags_of)
 FLAGS=(-c release "${FLAGS[@]}")
 programs=(embed-watch hello)
 build() { local log; log=$("$SWIFT" build "$@" 2>&1) || { echo "$log" >&2; exit 1; }; }
@@ -23,7 +25,7 @@ out=.build/measure
 mkdir -p "$out"
 for program in "${programs[@]}"; do strip -o "$out/$program" "$bin/$program"; done
 # The minimal firmware build (firmware-flags.sh --minimal: firmware-minimal.flags), size only.
-mapfile -t MINIMAL_FLAGS < <(./firmware-flags.sh --minimal | tr ' ' '\n' | grep -v '^$')
+mapfile -t MINIMAL_FLAGS < <(flags_of --minimal)
 MINIMAL_FLAGS=(-c release "${MINIMAL_FLAGS[@]}" --scratch-path .build-minimal)
 minimal_programs=(embed-watch hello)
 [ "${1:-}" = "--check" ] && minimal_programs+=(describe)
@@ -32,7 +34,7 @@ for program in "${minimal_programs[@]}"; do
     strip -o "$out/$program.minimal" "$("$SWIFT" build "${MINIMAL_FLAGS[@]}" --show-bin-path)/$program"
 done
 if [ -n "${WITH_PARSER:-}" ]; then   # make bench-startup: the hello world that parses as reach does
-    mapfile -t PARSER_FLAGS < <(./firmware-flags.sh --foundation | tr ' ' '\n' | grep -v '^$')
+    mapfile -t PARSER_FLAGS < <(flags_of --foundation)
     PARSER_FLAGS=(-c release "${PARSER_FLAGS[@]}" --scratch-path .build-parser)
     build "${PARSER_FLAGS[@]}" --product parse-hello
     strip -o "$out/parse-hello" "$("$SWIFT" build "${PARSER_FLAGS[@]}" --show-bin-path)/parse-hello"
