@@ -43,6 +43,7 @@ for i in range($2):
     fi
 }
 
+median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }   # of a file of numbers
 median_us() { ip netns exec "$1" "$work/spawn-time" "$runs" "${@:2}" | awk '{print $2}'; }
 
 rss_kb() {   # NS COMMAND...: RSS once the command printed its first line
@@ -80,7 +81,6 @@ for routes in 0 100000; do
         rss_kb "$ns" "$reach" watch internet >> "$work/r.rss"
         if [ "$routes" -eq 0 ] && [ -n "${HELLO:-}" ]; then rss_kb "$ns" "$HELLO" wait >> "$work/h.rss"; fi
     done
-    median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
     g=$(median "$work/g.rss")
     r=$(median "$work/r.rss")
     printf '%-44s %11s kB %11s kB %7.2fx\n' "RSS while watching, $routes routes" "$g" "$r" "$(awk -v r="$r" -v g="$g" 'BEGIN { print r / g }')"
