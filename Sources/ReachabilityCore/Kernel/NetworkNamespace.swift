@@ -160,16 +160,13 @@ package final class NamespaceHandle: Sendable {
 /// index entry as racily clean).
 struct NameServerCache {
     private struct Stamp: Equatable {
-        var device: UInt64, inode: UInt64, size: Int64
-        var modified: timespec, changed: timespec
+        let device: UInt64, inode: UInt64, size: Int64
+        /// Modification and change times: seconds, nanoseconds.
+        let modified: Int, modifiedNanoseconds: Int, changed: Int, changedNanoseconds: Int
         init(_ info: stat) {
             device = UInt64(info.st_dev); inode = UInt64(info.st_ino); size = Int64(info.st_size)
-            modified = info.st_mtim; changed = info.st_ctim
-        }
-        static func == (a: Stamp, b: Stamp) -> Bool {
-            a.device == b.device && a.inode == b.inode && a.size == b.size
-                && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
-                && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+            modified = info.st_mtim.tv_sec; modifiedNanoseconds = info.st_mtim.tv_nsec
+            changed = info.st_ctim.tv_sec; changedNanoseconds = info.st_ctim.tv_nsec
         }
     }
     private var path = ""
@@ -191,7 +188,7 @@ struct NameServerCache {
         servers = NetworkNamespace.nameServers(at: path)
         reads += 1
         self.path = path
-        let settled = max(stamp.modified.tv_sec, stamp.changed.tv_sec) < now - 1
+        let settled = max(stamp.modified, stamp.changed) < now - 1
         self.stamp = settled ? stamp : nil
         return servers
     }

@@ -557,7 +557,7 @@ final class MonitorLoop: @unchecked Sendable {
     /// again after the settle time.
     private func holdWhileLinkGoesDown(_ index: Int, _ evaluation: TargetEvaluation) -> Bool {
         guard evaluation.awaitsRouteFlush else {
-            if watched[index].heldSince != nil { watched[index].heldSince = nil }
+            watched[index].heldSince = nil
             return false
         }
         let now = creach_monotonic_ns()
