@@ -46,14 +46,16 @@ for i in range($2):
 median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }   # of a file of numbers
 median_us() { ip netns exec "$1" "$work/spawn-time" "$runs" "${@:2}" | awk '{print $2}'; }
 
-rss_kb() {   # NS COMMAND...: RSS once the command printed its first line
+rss_kb() {   # NS COMMAND...: RSS once the command printed its first line and its threads sleep
     local ns=$1 log="$work/rss.log" pid rss
     shift
     : > "$log"
     ip netns exec "$ns" "$@" > "$log" 2>/dev/null &
     pid=$!
     for _ in $(seq 500); do [ -s "$log" ] && break; sleep 0.01; done
-    # `ip netns exec` execs the command: the pid is the command's.
+    # `ip netns exec` execs the command: the pid is the command's. What
+    # follows its first answer (threads settling) is done once they sleep.
+    "$here/../../Examples/Footprint/wait-idle.sh" "$pid" || true
     rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
     kill "$pid"; wait "$pid" 2>/dev/null || true
     echo "$rss"
@@ -76,6 +78,9 @@ for routes in 0 100000; do
     # RSS: medians of 7 runs, alternating (its file-backed part varies from
     # run to run: the kernel maps cached pages around each fault).
     : > "$work/g.rss"; : > "$work/r.rss"; : > "$work/h.rss"
+    # Read from disk as an installed program's first start (GLib's libraries
+    # are, by whatever used them first).
+    "$here/../../Examples/Footprint/evict.sh" "$reach" ${HELLO:+"$HELLO"}
     for _ in 1 2 3 4 5 6 7; do
         rss_kb "$ns" "$work/glib-monitor" wait >> "$work/g.rss"
         rss_kb "$ns" "$reach" watch internet >> "$work/r.rss"

@@ -18,12 +18,15 @@ def cat(n):
     if n.startswith("$sSc") or "swift_task" in n or "swift_job" in n or "Concurrency" in n or "swift_continuation" in n or "swift_asyncLet" in n or n.startswith("$ss5Clock") or "Executor" in n or n.startswith("swift_async") or "TaskGroup" in n or "swift_defaultActor" in n: return "Concurrency"
     if n.startswith("$s15Synchronization"): return "Synchronization"
     if n.startswith("$s"): return "stdlib (Swift)"
-    if n.startswith("swift_") or n.startswith("_swift"): return "runtime"
+    if n.startswith("swift_") or n.startswith("_swift") or n.startswith("_Z"): return "runtime (C, C++)"
     return "other (C/C++)"
-a, b = syms(sys.argv[1]), syms(sys.argv[2])
-tot = collections.Counter(); cnt = collections.Counter()
-for n, (sz, t) in a.items():
-    if n in b: continue
-    tot[cat(n)] += sz; cnt[cat(n)] += 1
-for k, v in tot.most_common(): print(f"{v/1024:9.1f} KiB  {cnt[k]:6d} symbols  {k}")
-print(f"{sum(tot.values())/1024:9.1f} KiB total (symbols only in the first binary)")
+def by_module(sizes, noun):
+    """Prints the sizes (name -> bytes) summed by cat(name), largest first."""
+    tot = collections.Counter(); cnt = collections.Counter()
+    for n, sz in sizes.items():
+        tot[cat(n)] += sz; cnt[cat(n)] += 1
+    for k, v in tot.most_common(): print(f"{v/1024:9.1f} KiB  {cnt[k]:6d} {noun}  {k}")
+    print(f"{sum(tot.values())/1024:9.1f} KiB total ({noun} only in the first binary)")
+if __name__ == "__main__":
+    a, b = syms(sys.argv[1]), syms(sys.argv[2])
+    by_module({n: sz for n, (sz, t) in a.items() if n not in b}, "symbols")

@@ -43,13 +43,15 @@ fi
 size_of() { stat -c %s "$1"; }
 # RSS, its anonymous part (kB) and thread count of a program that waits
 # (given an argument), read once it has printed its first line (the
-# embedding program: its initial state, so the monitor is running).
+# embedding program: its initial state, so the monitor is running) and its
+# threads sleep.
 running() {
     local log="$out/$(basename "$1").log" pid
     : > "$log"
     "$1" wait > "$log" &
     pid=$!
     for _ in $(seq 500); do [ -s "$log" ] && break; sleep 0.01; done
+    ./wait-idle.sh "$pid" || true   # what follows the first answer is done too
     awk '/^VmRSS/ {r=$2} /^RssAnon/ {a=$2} /^Threads/ {t=$2} END {print r, a, t}' /proc/$pid/status
     kill "$pid"; wait "$pid" 2>/dev/null || true
 }
@@ -57,6 +59,7 @@ running() {
 # around each fault when they are cached): medians of 7 runs, alternating.
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 rm -f "$out/hello.rss" "$out/embed.rss"   # not the samples of a run that was cut short
+./evict.sh "$out/hello" "$out/embed-watch"   # as installed programs start: read from disk
 for _ in 1 2 3 4 5 6 7; do running "$out/hello" >> "$out/hello.rss"; running "$out/embed-watch" >> "$out/embed.rss"; done
 hello_rss=$(cut -d' ' -f1 "$out/hello.rss" | median); hello_anon=$(cut -d' ' -f2 "$out/hello.rss" | median)
 embed_rss=$(cut -d' ' -f1 "$out/embed.rss" | median); embed_anon=$(cut -d' ' -f2 "$out/embed.rss" | median)
