@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check bench-startup bench-exporter steady-state footprint static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -185,10 +185,27 @@ steady-state: static
 	Benchmarks/SteadyState/steady-state.sh --check .build-static/reach 300
 	TARGET=198.51.100.1 Benchmarks/SteadyState/steady-state.sh --check .build-static/reach 300
 
+# The firmware build's symbol ordering file (firmware-flags.sh passes it to
+# lld): the functions the embedding program, the hello world and `reach watch
+# internet` run to their first answer, from callgrind (Examples/Footprint/pages.py),
+# placed together so that they fill a few pages instead of touching the text
+# all over. Write it again after the library's start or first round changed;
+# the programs are deleted so that the next build links them with it.
+firmware-order: static
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
+	cd Examples/Footprint && for program in embed-watch hello; do \
+		$(SWIFT) build -c release $$(./firmware-flags.sh) --product $$program || exit 1; done
+	cd Examples/Footprint && bin=$$($(SWIFT) build -c release $$(./firmware-flags.sh) --show-bin-path) && \
+		python3 pages.py --order firmware.order "$$bin/embed-watch wait" "$$bin/hello wait" \
+			"$(CURDIR)/.build-static/release/reach watch internet" && \
+		rm -f "$$bin/embed-watch" "$$bin/hello" "$(CURDIR)/.build-static/release/reach"
+
 # What ReachabilityCore adds to a static, stripped program that watches
 # `internet` (Examples/Footprint), against a hello world built the same way:
 # size, RSS, threads, and where the bytes go. CI gates the size (deterministic).
 # The minimal build (firmware-minimal.flags) is held to issue 14's 300 KB.
+# Examples/Footprint/pages.py tells where the RSS the library adds goes.
 FOOTPRINT_MAX_KB ?= 370
 FOOTPRINT_MINIMAL_MAX_BYTES ?= 300000
 footprint: setup

@@ -11,11 +11,21 @@
 #
 # --minimal adds firmware-minimal.flags: no reflection metadata, and runtime
 # records only for what the program uses (smaller; read that file for the price).
+#
+# When firmware.order is beside it (a symbol ordering file: the functions the
+# library runs to its first answer, and the runtime's and standard library's
+# that it calls), it adds lld's flags that place those functions together
+# (the file's path must not hold a space). lld does not tell when a build's
+# functions are missing from the file, and `swift build` does not link again
+# when only the file changed: delete the program to link it with a new one.
 set -eu
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 case "${1:-}" in
     "") grep -v '^#' "$here/firmware.flags" ;;
     --foundation) grep -v '^#' "$here/firmware.flags" | grep -v -e '-enable-llvm-wme' -e '-enable-llvm-vfe' ;;
     --minimal) cat "$here/firmware.flags" "$here/firmware-minimal.flags" | grep -v "^#" ;;
     *) echo "usage: $0 [--foundation | --minimal]" >&2; exit 2 ;;
 esac
+if [ -f "$here/firmware.order" ]; then
+    echo "-Xlinker --symbol-ordering-file=$here/firmware.order -Xlinker --no-warn-symbol-ordering"
+fi
