@@ -213,4 +213,4 @@ footprint: setup
 
 clean:
 	rm -rf .build .build-sanitize .build-fuzz Benchmarks/.build Benchmarks/.results Examples/Footprint/.build \
-		Examples/Footprint/.build-minimal Examples/Footprint/.build-parser
+		Examples/Footprint/.build-minimal Examples/Footprint/.build-parser Examples/Footprint/.build-libstdc++

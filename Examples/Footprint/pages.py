@@ -16,8 +16,9 @@
 #    fault the kernel maps the cached pages of such a window,
 #    fault_around_bytes). The pages are what the program needs resident; the
 #    windows are what RSS counts.
-# 2. RSS by mapping while each waits, median of 5: the program's text, its
-#    other segments, the shared libraries, anonymous memory.
+# 2. RSS by mapping while each waits, median of 5, read from disk (evict.sh):
+#    the program's text, its other segments, the shared libraries, anonymous
+#    memory.
 #
 # --order writes the functions the commands run, one name a line, for lld's
 # --symbol-ordering-file (firmware.order: firmware-flags.sh passes it). Placed
@@ -118,6 +119,7 @@ def report(program, reference):
     row("  64 KiB windows around them (KiB)", len(r_windows) * 64, len(p_windows) * 64, " KiB")
     print(f"\nfunctions only {name} runs, by module:")
     by_module({f: size for f, size in p_ran.items() if f not in r_ran}, "functions")
+    subprocess.run([os.path.join(HERE, "evict.sh"), program, reference], check=True)   # as measure.sh reads them
     samples = {path: [mappings(path) for _ in range(5)] for path in (program, reference)}
     p, r = ({k: statistics.median(s[k] for s in samples[path]) for k in set().union(*samples[path])}
             for path in (program, reference))

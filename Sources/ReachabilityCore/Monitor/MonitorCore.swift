@@ -376,34 +376,35 @@ final class MonitorCore: Sendable {
     // MARK: Resolver threads
 
     func post(_ resolution: Resolution) {
-        deliver(resolution, generation: resolution.generation, to: \.resolutions)
+        deliver(generation: resolution.generation) { $0.resolutions.append(resolution) }
     }
 
-    func takeResolutions() -> [Resolution] { take(\.resolutions) }
+    func takeResolutions() -> [Resolution] { shared.withLock { Self.take(&$0.resolutions) } }
 
     // MARK: Validation threads
 
     func post(_ answer: ValidationAnswer) {
-        deliver(answer, generation: answer.generation, to: \.validations)
+        deliver(generation: answer.generation) { $0.validations.append(answer) }
     }
 
-    func takeValidations() -> [ValidationAnswer] { take(\.validations) }
+    func takeValidations() -> [ValidationAnswer] { shared.withLock { Self.take(&$0.validations) } }
 
-    /// Hands a helper thread's answer to the event thread (dropped when it
-    /// belongs to an earlier run, or the monitor stopped) and wakes it.
-    private func deliver<Answer: Sendable>(_ answer: Answer, generation: UInt64, to queue: WritableKeyPath<Shared, [Answer]>) {
+    /// Hands a helper thread's answer to the event thread (`enqueue` puts it
+    /// in its queue; dropped when it belongs to an earlier run, or the monitor
+    /// stopped) and wakes it. Closures, not key paths: a key path is built and
+    /// walked by the runtime, on the event thread's every round.
+    private func deliver(generation: UInt64, _ enqueue: (inout Shared) -> Void) {
         shared.withLock { shared in
             guard shared.generation == generation, shared.wakeFD >= 0 else { return }
-            shared[keyPath: queue].append(answer)
+            enqueue(&shared)
             _ = creach_wakeup_signal(shared.wakeFD)
         }
     }
 
-    private func take<Answer: Sendable>(_ queue: WritableKeyPath<Shared, [Answer]>) -> [Answer] {
-        shared.withLock { shared in
-            defer { shared[keyPath: queue].removeAll(keepingCapacity: true) }
-            return shared[keyPath: queue]
-        }
+    /// What `queue` holds, leaving it empty with its storage kept.
+    private static func take<Answer>(_ queue: inout [Answer]) -> [Answer] {
+        defer { queue.removeAll(keepingCapacity: true) }
+        return queue
     }
 
     /// The signal a validation probe of this run waits on besides its socket.
