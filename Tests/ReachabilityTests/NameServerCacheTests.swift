@@ -97,4 +97,32 @@ final class NameServerCacheTests: XCTestCase {
         unlink(path)
         XCTAssertEqual(cache.nameServers(at: path), [])
     }
+
+    /// The file's grammar, as the C library reads it: `nameserver` and an
+    /// address as the first two words (spaces and tabs between words, leading
+    /// blanks allowed), comments and other keywords skipped, an address that
+    /// does not parse skipped, at most three servers, a last line without a
+    /// newline read.
+    func testNameServersAreReadAsTheCLibraryReadsThem() {
+        write("""
+            # nameserver 198.51.100.1
+            ; nameserver 198.51.100.2
+            search example.org
+            nameservers 198.51.100.3
+            nameserver
+            nameserver not-an-address
+            nameserver 192.0.2.1
+            \tnameserver\t2001:db8::53 # a comment after the address
+              nameserver   192.0.2.2\t
+            nameserver 192.0.2.3\r
+            nameserver 192.0.2.4
+            nameserver 192.0.2.5
+            """, to: path)
+        XCTAssertEqual(NetworkNamespace.nameServers(at: path),
+                       ["192.0.2.1", "2001:db8::53", "192.0.2.2"].map { IPAddress($0)! })
+        write("nameserver 192.0.2.9", to: path)
+        XCTAssertEqual(NetworkNamespace.nameServers(at: path), [IPAddress("192.0.2.9")!])
+        write("", to: path)
+        XCTAssertEqual(NetworkNamespace.nameServers(at: path), [])
+    }
 }
