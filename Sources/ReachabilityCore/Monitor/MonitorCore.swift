@@ -391,8 +391,9 @@ final class MonitorCore: Sendable {
 
     /// Hands a helper thread's answer to the event thread (`enqueue` puts it
     /// in its queue; dropped when it belongs to an earlier run, or the monitor
-    /// stopped) and wakes it. Closures, not key paths: a key path is built and
-    /// walked by the runtime, on the event thread's every round.
+    /// stopped) and wakes it. A closure here and `inout` in `take`, not key
+    /// paths: the runtime builds and walks a key path, and the event thread
+    /// takes both queues every round.
     private func deliver(generation: UInt64, _ enqueue: (inout Shared) -> Void) {
         shared.withLock { shared in
             guard shared.generation == generation, shared.wakeFD >= 0 else { return }
