@@ -187,9 +187,10 @@ steady-state: static
 
 # The firmware build's symbol ordering file (firmware-flags.sh passes it to
 # lld): the functions the embedding program, the hello world and `reach watch
-# internet` run to their first answer, from callgrind (Examples/Footprint/pages.py),
+# internet` run to their first answer and through link, address and route
+# changes, from callgrind (Examples/Footprint/order.sh; root: a namespace),
 # placed together so that they fill a few pages instead of touching the text
-# all over. Write it again after the library's start or first round changed;
+# all over. Write it again after the library's start or event path changed;
 # the programs are deleted so that the next build links them with it.
 firmware-order: static
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && \
@@ -197,8 +198,7 @@ firmware-order: static
 	cd Examples/Footprint && for program in embed-watch hello; do \
 		$(SWIFT) build -c release $$(./firmware-flags.sh) --product $$program || exit 1; done
 	cd Examples/Footprint && bin=$$($(SWIFT) build -c release $$(./firmware-flags.sh) --show-bin-path) && \
-		python3 pages.py --order firmware.order "$$bin/embed-watch wait" "$$bin/hello wait" \
-			"$(CURDIR)/.build-static/release/reach watch internet" && \
+		./order.sh "$$bin" "$(CURDIR)/.build-static/release/reach" && \
 		rm -f "$$bin/embed-watch" "$$bin/hello" "$(CURDIR)/.build-static/release/reach"
 
 # What ReachabilityCore adds to a static, stripped program that watches

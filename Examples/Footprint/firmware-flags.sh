@@ -13,8 +13,9 @@
 # records only for what the program uses (smaller; read that file for the price).
 #
 # When firmware.order is beside it (a symbol ordering file: the functions the
-# library runs to its first answer, and the runtime's and standard library's
-# that it calls), it adds lld's flags that place those functions together
+# library runs to its first answer and on link, address and route changes, and
+# the runtime's and standard library's that it calls; order.sh writes it), it
+# adds lld's flags that place those functions together
 # (the file's path must not hold a space). lld does not tell when a build's
 # functions are missing from the file, and `swift build` does not link again
 # when only the file changed: delete the program to link it with a new one.

@@ -3,7 +3,7 @@
 # RSS goal), and the firmware build's symbol ordering file. Needs valgrind.
 #
 #   python3 Examples/Footprint/pages.py PROGRAM REFERENCE
-#   python3 Examples/Footprint/pages.py --order FILE 'COMMAND [ARG...]'...
+#   python3 Examples/Footprint/pages.py --order FILE [--events SHELL] 'COMMAND [ARG...]'...
 #
 # PROGRAM and REFERENCE are unstripped builds (measure.sh's embedding program
 # and hello world), run with the argument `wait`. Each command must print a
@@ -23,7 +23,9 @@
 # --order writes the functions the commands run, one name a line, for lld's
 # --symbol-ordering-file (firmware.order: firmware-flags.sh passes it). Placed
 # together, they fill a few pages instead of touching windows all over the
-# text; `make firmware-order` writes it again.
+# text; `make firmware-order` writes it again (order.sh). With --events, the
+# shell command SHELL runs once each command has answered (link changes, for
+# the code of the event path), and the profile ends once it is idle again.
 import bisect, collections, os, re, shlex, statistics, subprocess, sys, tempfile
 from bymodule import by_module
 
@@ -47,8 +49,9 @@ def settled(proc):
         sys.exit(f"pages.py: {shlex.join(proc.args)} printed nothing")
     subprocess.run([os.path.join(HERE, "wait-idle.sh"), str(proc.pid)])
 
-def executed(command):
-    """The addresses of the instructions `command` runs in its own image."""
+def executed(command, events=None):
+    """The addresses of the instructions `command` runs in its own image
+    (until its first answer, then through the shell command `events`)."""
     with tempfile.TemporaryDirectory() as tmp:
         copy = os.path.join(tmp, os.path.basename(command[0]))
         subprocess.run(["strip", "--strip-debug", "-o", copy, command[0]], check=True)
@@ -57,6 +60,9 @@ def executed(command):
                                  copy, *command[1:]], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
             settled(proc)
+            if events:
+                subprocess.run(["sh", "-c", events], check=True)
+                subprocess.run([os.path.join(HERE, "wait-idle.sh"), str(proc.pid)])
         finally:
             proc.terminate(); proc.wait()   # valgrind writes the profile of a terminated program
         # Cost lines start with an address: absolute (0x...), relative to the
@@ -76,9 +82,9 @@ def executed(command):
             if image == copy: found.add(address)
         return found
 
-def code(command):
+def code(command, events=None):
     """What `command` runs: {function: size}, its text pages and its windows."""
-    addresses = executed(command)
+    addresses = executed(command, events)
     symbols = functions(command[0])
     starts = [s[0] for s in symbols]
     ran = {}
@@ -128,18 +134,21 @@ def report(program, reference):
         row("  " + kind, int(r.get(kind, 0)), int(p.get(kind, 0)), " kB")
     row("  total", int(sum(r.values())), int(sum(p.values())), " kB")
 
-def order(path, commands):
+def order(path, commands, events=None):
     ran = set()
     for command in commands:
-        ran.update(code(shlex.split(command))[0])
+        ran.update(code(shlex.split(command), events)[0])
     with open(path, "w") as file:
         file.write("".join(f"{name}\n" for name in sorted(ran)))
     print(f"pages.py: {len(ran)} functions written to {path}")
 
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "--order":
-        order(sys.argv[2], sys.argv[3:])
+        if sys.argv[3] == "--events" and len(sys.argv) >= 6:
+            order(sys.argv[2], sys.argv[5:], events=sys.argv[4])
+        else:
+            order(sys.argv[2], sys.argv[3:])
     elif len(sys.argv) == 3:
         report(sys.argv[1], sys.argv[2])
     else:
-        sys.exit("usage: pages.py PROGRAM REFERENCE | pages.py --order FILE 'COMMAND [ARG...]'...")
+        sys.exit("usage: pages.py PROGRAM REFERENCE | pages.py --order FILE [--events SHELL] 'COMMAND [ARG...]'...")
