@@ -42,12 +42,16 @@ def functions(path):
             found.append((int(p[0], 16), int(p[1], 16), p[3]))
     return sorted(found)
 
+def idle(proc):
+    """Waits for the threads of `proc` to sleep (wait-idle.sh)."""
+    subprocess.run([os.path.join(HERE, "wait-idle.sh"), str(proc.pid)])
+
 def settled(proc):
     """Waits for the first line of `proc` (its first answer: the monitor runs)
     and for its threads to sleep (what follows the answer is done too)."""
     if not proc.stdout.readline():
         sys.exit(f"pages.py: {shlex.join(proc.args)} printed nothing")
-    subprocess.run([os.path.join(HERE, "wait-idle.sh"), str(proc.pid)])
+    idle(proc)
 
 def executed(command, events=None):
     """The addresses of the instructions `command` runs in its own image
@@ -62,7 +66,7 @@ def executed(command, events=None):
             settled(proc)
             if events:
                 subprocess.run(["sh", "-c", events], check=True)
-                subprocess.run([os.path.join(HERE, "wait-idle.sh"), str(proc.pid)])
+                idle(proc)
         finally:
             proc.terminate(); proc.wait()   # valgrind writes the profile of a terminated program
         # Cost lines start with an address: absolute (0x...), relative to the
