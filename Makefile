@@ -186,20 +186,21 @@ steady-state: static
 	TARGET=198.51.100.1 Benchmarks/SteadyState/steady-state.sh --check .build-static/reach 300
 
 # The firmware build's symbol ordering file (firmware-flags.sh passes it to
-# lld): the functions the embedding program, the hello world and `reach watch
-# internet` run to their first answer and through link, address and route
-# changes, from callgrind (Examples/Footprint/order.sh; root: a namespace),
+# lld): the functions the hello world, hello-collections, the embedding
+# program and `reach watch internet` run to their first answer and through
+# link, address and route changes, from callgrind (Examples/Footprint/order.sh;
+# root: a namespace),
 # placed together so that they fill a few pages instead of touching the text
 # all over. Write it again after the library's start or event path changed;
 # the programs are deleted so that the next build links them with it.
 firmware-order: static
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
-	cd Examples/Footprint && for program in embed-watch hello; do \
+	cd Examples/Footprint && for program in embed-watch hello hello-collections; do \
 		$(SWIFT) build -c release $$(./firmware-flags.sh) --product $$program || exit 1; done
 	cd Examples/Footprint && bin=$$($(SWIFT) build -c release $$(./firmware-flags.sh) --show-bin-path) && \
 		./order.sh "$$bin" "$(CURDIR)/.build-static/release/reach" && \
-		rm -f "$$bin/embed-watch" "$$bin/hello" "$(CURDIR)/.build-static/release/reach"
+		rm -f "$$bin/embed-watch" "$$bin/hello" "$$bin/hello-collections" "$(CURDIR)/.build-static/release/reach"
 
 # What ReachabilityCore adds to a static, stripped program that watches
 # `internet` (Examples/Footprint), against a hello world built the same way:

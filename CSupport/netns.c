@@ -17,7 +17,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+#ifndef NS_GET_NSTYPE
+#define NS_GET_NSTYPE 0xB703    /* _IO(0xb7, 0x3), <linux/nsfs.h> */
+#endif
 
 int creach_netns_open(const char *name_or_path)
 {
@@ -41,6 +46,11 @@ int creach_netns_open(const char *name_or_path)
         return -1;
     }
     return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int creach_netns_type(int fd)
+{
+    return ioctl(fd, NS_GET_NSTYPE);
 }
 
 typedef struct {

@@ -714,6 +714,14 @@ int creach_ping_group_range(int netns_fd, uint32_t *low, uint32_t *high);
 int creach_netns_open(const char *name_or_path);
 
 /**
+ * creach_netns_type - the kind of namespace @fd refers to (ioctl
+ * NS_GET_NSTYPE, Linux 4.11): CLONE_NEWNET for a network namespace.
+ * Returns the CLONE_NEW* value, or -1 with errno (ENOTTY: not a namespace
+ * file, or a kernel without NS_GET_NSTYPE).
+ */
+int creach_netns_type(int fd);
+
+/**
  * creach_sysfs_open - open the /sys/class/net directory that describes the
  * namespace of @netns_fd (-1: this process's namespace). For another
  * namespace a helper thread enters it and mounts a private sysfs, whose

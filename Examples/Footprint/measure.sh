@@ -17,7 +17,7 @@ flags_of() { ./firmware-flags.sh "$@" | tr ' ' '\n' | grep -v '^$'; }
 # The firmware build (firmware.flags), release, for both programs.
 mapfile -t FLAGS < <(flags_of)
 FLAGS=(-c release "${FLAGS[@]}")
-programs=(embed-watch hello)
+programs=(embed-watch hello hello-collections)
 build() { local log; log=$("$SWIFT" build "$@" 2>&1) || { echo "$log" >&2; exit 1; }; }
 for program in "${programs[@]}"; do build "${FLAGS[@]}" --product "$program"; done
 bin=$("$SWIFT" build "${FLAGS[@]}" --show-bin-path)
@@ -58,14 +58,22 @@ running() {
 # The file-backed part of RSS varies from run to run (the kernel maps pages
 # around each fault when they are cached): medians of 7 runs, alternating.
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-rm -f "$out/hello.rss" "$out/embed.rss"   # not the samples of a run that was cut short
-./evict.sh "$out/hello" "$out/embed-watch"   # as installed programs start: read from disk
-for _ in 1 2 3 4 5 6 7; do running "$out/hello" >> "$out/hello.rss"; running "$out/embed-watch" >> "$out/embed.rss"; done
-hello_rss=$(cut -d' ' -f1 "$out/hello.rss" | median); hello_anon=$(cut -d' ' -f2 "$out/hello.rss" | median)
-embed_rss=$(cut -d' ' -f1 "$out/embed.rss" | median); embed_anon=$(cut -d' ' -f2 "$out/embed.rss" | median)
-hello_threads=$(cut -d' ' -f3 "$out/hello.rss" | sort -n | tail -1)
-embed_threads=$(cut -d' ' -f3 "$out/embed.rss" | sort -n | tail -1)
-rm -f "$out/hello.rss" "$out/embed.rss"
+# hello-collections is the hello world that keeps values of its own types in
+# an Array, a Dictionary and a Set: the Swift runtime makes their metadata
+# at first use, which any such program pays and the hello world does not.
+rss_programs=(hello hello-collections embed-watch)
+rm -f "$out"/*.rss   # not the samples of a run that was cut short
+for program in "${rss_programs[@]}"; do ./evict.sh "$out/$program"; done   # as installed programs start: read from disk
+for _ in 1 2 3 4 5 6 7; do
+    for program in "${rss_programs[@]}"; do running "$out/$program" >> "$out/$program.rss"; done
+done
+rss_of() { cut -d' ' -f1 "$out/$1.rss" | median; }
+anon_of() { cut -d' ' -f2 "$out/$1.rss" | median; }
+threads_of() { cut -d' ' -f3 "$out/$1.rss" | sort -n | tail -1; }
+hello_rss=$(rss_of hello); hello_anon=$(anon_of hello); hello_threads=$(threads_of hello)
+embed_rss=$(rss_of embed-watch); embed_anon=$(anon_of embed-watch); embed_threads=$(threads_of embed-watch)
+collections_rss=$(rss_of hello-collections)
+rm -f "$out"/*.rss
 hello_size=$(size_of "$out/hello")
 embed_size=$(size_of "$out/embed-watch")
 added_kb=$(( (embed_size - hello_size + 1023) / 1024 ))
@@ -79,6 +87,7 @@ printf '%-34s %12d %12d %9d KiB (%d bytes)\n' "  the minimal build (bytes)" "$mi
     "$(( (minimal_added + 1023) / 1024 ))" "$minimal_added"
 printf '%-34s %12d %12d %9d KiB\n' "RSS while waiting (kB, median)" "$hello_rss" "$embed_rss" "$(( embed_rss - hello_rss ))"
 printf '%-34s %12d %12d %9d KiB\n' "  of which anonymous (kB, median)" "$hello_anon" "$embed_anon" "$(( embed_anon - hello_anon ))"
+printf '%-34s %12d %12d %9d KiB\n' "  hello-collections instead (kB)" "$collections_rss" "$embed_rss" "$(( embed_rss - collections_rss ))"
 printf '%-34s %12d %12d %12d\n' "threads while waiting" "$hello_threads" "$embed_threads" "$(( embed_threads - hello_threads ))"
 echo
 echo "symbols only in embed-watch, by module (unstripped build):"
@@ -88,6 +97,10 @@ python3 bymodule.py "$bin/embed-watch" "$bin/hello"
 runtimes=$(nm "$bin/embed-watch" | grep -cE " T (swift_task_create|swift_job_run|dispatch_async)$" || true)
 echo
 echo "Swift concurrency / Dispatch entry points linked into embed-watch: $runtimes"
+# Nor Glibc's Swift overlay: one object, so a single use (its `errno`, its
+# variadic `ioctl`) links all of it, with wrappers of 90 libm functions.
+overlay=$(nm "$bin/embed-watch" | grep -c ' [tTdDbBrR] \$s5Glibc' || true)
+echo "symbols of Glibc's Swift overlay linked into embed-watch: $overlay"
 
 if [ "${1:-}" = "--check" ]; then
     max=${2:?--check needs MAX_KB}
@@ -109,6 +122,10 @@ if [ "${1:-}" = "--check" ]; then
     echo "footprint: the minimal build of embed-watch adds $minimal_added bytes (at most $minimal_max)"
     if [ "$runtimes" -ne 0 ]; then
         echo "footprint: ReachabilityCore links Swift concurrency or Dispatch" >&2
+        exit 1
+    fi
+    if [ "$overlay" -ne 0 ]; then
+        echo "footprint: ReachabilityCore links Glibc's Swift overlay (read errno with Errno.current, call variadic C functions through CReachability)" >&2
         exit 1
     fi
     if [ "$added_kb" -gt "$max" ]; then

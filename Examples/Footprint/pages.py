@@ -21,13 +21,14 @@
 #    memory.
 #
 # --order writes the functions the commands run, one name a line, for lld's
-# --symbol-ordering-file (firmware.order: firmware-flags.sh passes it). Placed
+# --symbol-ordering-file (firmware.order: firmware-flags.sh passes it): the
+# first command's, then those the second adds, and so on. Placed
 # together, they fill a few pages instead of touching windows all over the
 # text; `make firmware-order` writes it again (order.sh). With --events, the
 # shell command SHELL runs once each command has answered (link changes, for
 # the code of the event path), and the profile ends once it is idle again.
 import bisect, collections, os, re, shlex, statistics, subprocess, sys, tempfile
-from bymodule import by_module
+from bymodule import by_module, is_label
 
 PAGE, WINDOW = 4096, 65536
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,7 +39,7 @@ def functions(path):
     found = []
     for line in out.splitlines():
         p = line.split()
-        if len(p) == 4 and p[2] in "tTwW":
+        if len(p) == 4 and p[2] in "tTwW" and not is_label(p[3]):
             found.append((int(p[0], 16), int(p[1], 16), p[3]))
     return sorted(found)
 
@@ -139,12 +140,17 @@ def report(program, reference):
     row("  total", int(sum(r.values())), int(sum(p.values())), " kB")
 
 def order(path, commands, events=None):
-    ran = set()
+    """Writes the functions of each command in turn, those of the first
+    first, then those the second adds, and so on (by name within each): each
+    program's functions then lie in one run at the start of the text, the
+    first command's in the shortest."""
+    names = []
     for command in commands:
-        ran.update(code(shlex.split(command), events)[0])
+        ran = code(shlex.split(command), events)[0]
+        names += sorted(set(ran) - set(names))
     with open(path, "w") as file:
-        file.write("".join(f"{name}\n" for name in sorted(ran)))
-    print(f"pages.py: {len(ran)} functions written to {path}")
+        file.write("".join(f"{name}\n" for name in names))
+    print(f"pages.py: {len(names)} functions written to {path}")
 
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "--order":

@@ -27,8 +27,11 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     /// Timed out. The corresponding C error is `ETIMEDOUT`.
     public static let timedOut = Errno(rawValue: ETIMEDOUT)
 
-    /// The calling thread's current `errno`.
-    static var current: Errno { Errno(rawValue: errno) }
+    /// The calling thread's current `errno`, read from the C library itself:
+    /// Glibc's Swift overlay's `errno` would link that whole overlay into a
+    /// static program (one object: its tgmath wrappers import 90 libm
+    /// functions, which the dynamic linker looks up at every start).
+    static var current: Errno { Errno(rawValue: __errno_location().pointee) }
 
     public var description: String {
         guard let text = strerror(rawValue) else { return "errno \(rawValue)" }

@@ -76,9 +76,8 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     /// cannot tell, and setns will decide). Without this check a regular file
     /// or another kind of namespace fails later, in setns, as a bare EINVAL.
     private static func notANetworkNamespace(_ fd: Int32) -> String? {
-        let nsGetNSType: UInt = 0xB703            // NS_GET_NSTYPE = _IO(0xb7, 0x3), Linux 4.11
         let cloneNewNet: Int32 = 0x4000_0000      // CLONE_NEWNET
-        let type = ioctl(fd, nsGetNSType)
+        let type = creach_netns_type(fd)
         if type >= 0 {
             return type == cloneNewNet ? nil : "a namespace of another type, not a network namespace"
         }
