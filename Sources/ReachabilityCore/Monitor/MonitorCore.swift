@@ -357,6 +357,18 @@ final class MonitorCore: Sendable {
         }
     }
 
+    /// Runs `body` on the event thread at its next turn (between two rounds),
+    /// waking it; false when no thread runs. A liveness check: `body` runs
+    /// only when the thread is making progress.
+    func ping(_ body: @escaping @Sendable () -> Void) -> Bool {
+        shared.withLock { shared in
+            guard case .running = shared.phase, shared.wakeFD >= 0 else { return false }
+            shared.inline.append(body)
+            _ = creach_wakeup_signal(shared.wakeFD)
+            return true
+        }
+    }
+
     /// Runs the callbacks queued for the monitor thread, outside the lock.
     func runInlineCallbacks() {
         while true {

@@ -199,6 +199,11 @@ public final class ReachabilityMonitor: Sendable {
     /// makes a running monitor evaluate again at once.
     public var radio: RadioSource { core.evaluator.radio }
 
+    /// Runs `body` on the monitor's event thread at its next turn, waking it;
+    /// false when the monitor is not running. For liveness checks (the
+    /// exporter's systemd watchdog): `body` runs only while the thread is not stuck.
+    package func pingEventThread(_ body: @escaping @Sendable () -> Void) -> Bool { core.ping(body) }
+
     public var counters: MonitorCounters { core.counters }
 
     /// The event socket's netlink port id while running (for tests that send to it).
