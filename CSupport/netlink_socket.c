@@ -152,8 +152,20 @@ static bool creach_fault_fires(const creach_nl *nl)
     return false;
 }
 
-static ssize_t creach_nl_recv(creach_nl *nl, void *buf, size_t buflen, int flags)
+/*
+ * Datagrams from other senders that one receive drops before it gives up
+ * with ENOMSG: a local process flooding our port id must not keep the
+ * caller in this loop (the event thread could then never see a stop).
+ * A notification read drops one at a time, so each counts against the
+ * caller's own drain bound; a request waits through this many.
+ */
+#define CREACH_NL_FOREIGN_PER_EVENT 1u
+#define CREACH_NL_FOREIGN_PER_REPLY 4096u
+
+static ssize_t creach_nl_recv(creach_nl *nl, void *buf, size_t buflen, int flags, unsigned max_foreign)
 {
+    unsigned foreign = 0;
+
     if (creach_fault_fires(nl))
         return -1;
     for (;;) {
@@ -178,6 +190,10 @@ static ssize_t creach_nl_recv(creach_nl *nl, void *buf, size_t buflen, int flags
         }
         if (mh.msg_namelen < sizeof(from) || from.nl_family != AF_NETLINK || from.nl_pid != 0) {
             nl->dropped_foreign++;
+            if (++foreign >= max_foreign) {
+                errno = ENOMSG;
+                return -1;
+            }
             continue;
         }
         if (mh.msg_flags & MSG_TRUNC) {
@@ -200,7 +216,7 @@ static void creach_nl_drain(creach_nl *nl, void *buf, size_t buflen, uint32_t se
         creach_msg_iter it;
         const void *msg;
         size_t mlen;
-        ssize_t n = creach_nl_recv(nl, buf, buflen, MSG_DONTWAIT);
+        ssize_t n = creach_nl_recv(nl, buf, buflen, MSG_DONTWAIT, CREACH_NL_FOREIGN_PER_REPLY);
 
         if (n < 0) {
             if (errno == ENOSPC)
@@ -258,7 +274,7 @@ int creach_nl_exchange(creach_nl *nl, struct nlmsghdr *req, void *buf, size_t bu
         size_t mlen;
         int r;
 
-        n = creach_nl_recv(nl, buf, buflen, 0);
+        n = creach_nl_recv(nl, buf, buflen, 0, CREACH_NL_FOREIGN_PER_REPLY);
         if (n < 0)
             goto fail;
         if (n == 0) {
@@ -340,7 +356,7 @@ long creach_nl_recv_event(creach_nl *nl, void *buf, size_t buflen)
         errno = EINVAL;
         return -1;
     }
-    n = creach_nl_recv(nl, buf, buflen, MSG_DONTWAIT);
+    n = creach_nl_recv(nl, buf, buflen, MSG_DONTWAIT, CREACH_NL_FOREIGN_PER_EVENT);
     if (n < 0)
         return errno == EAGAIN ? 0 : -1;
     if (n == 0) {

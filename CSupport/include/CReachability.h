@@ -478,7 +478,8 @@ void creach_nl_inject_recv_error(uint32_t portid, int err, uint32_t count);
  * @buf, @buflen: caller's receive buffer (CREACH_REPLY_BUFSIZ is enough)
  * Returns 0 with *out filled (out->error != 0 when the kernel refused the
  * lookup), or -1 with errno for a failure of the exchange itself: EINVAL
- * (bad query), ETIMEDOUT, ENOSPC (reply truncated), EBADMSG, ...
+ * (bad query), ETIMEDOUT, ENOSPC (reply truncated), EBADMSG, ENOMSG (the
+ * reply was behind more than 4096 datagrams of other senders, all dropped), ...
  */
 int creach_route_get(creach_nl *nl, const creach_route_query *q, void *buf, size_t buflen, creach_route *out);
 
@@ -549,11 +550,14 @@ int creach_nl_rcvbuf(const creach_nl *nl);
 /**
  * creach_nl_recv_event - one notification datagram, without blocking.
  * Datagrams not sent by the kernel are dropped and counted in
- * nl->dropped_foreign, never returned.
+ * nl->dropped_foreign, never returned: each such drop ends the call with
+ * ENOMSG, so that a caller reading in a bounded loop counts it against
+ * its bound (a local process flooding our port id cannot keep it reading).
  * Returns its length (> 0), 0 when nothing is queued, or -1 with errno:
  * ENOBUFS when the socket overflowed and notifications were lost (the
  * socket stays usable), ENOSPC when a datagram was larger than @buflen (it
- * is lost), or another errno of recvmsg.
+ * is lost), ENOMSG when a foreign datagram was dropped, or another errno
+ * of recvmsg.
  */
 long creach_nl_recv_event(creach_nl *nl, void *buf, size_t buflen);
 

@@ -48,6 +48,8 @@ public final class ReachabilityEvaluator: Sendable {
         var dumpBuffer: UnsafeMutableRawPointer?
         /// The namespace's name servers, read again when resolv.conf changes.
         var nameServers = NameServerCache()
+        /// Test seam: this many path-facts reads fail (`injectPathFactsFailures`).
+        var pathFactsFailures = 0
     }
 
     private let session: Locked<Session>
@@ -62,6 +64,10 @@ public final class ReachabilityEvaluator: Sendable {
     var namespaceFD: Int32 { namespaceHandle.fd }
     /// The request socket's netlink port id (for tests that inject faults into it).
     var portID: UInt32 { session.withLock { $0.netlink.portid } }
+
+    /// Test seam: the next `count` path-facts reads fail with EIO, as a link
+    /// dump the kernel cannot answer (nothing else produces one on demand).
+    func injectPathFactsFailures(_ count: Int) { session.withLock { $0.pathFactsFailures = count } }
 
     /// Opens a netlink socket (and sysfs) in `namespace`.
     /// - Throws: `.unknownNamespace`, `.permissionDenied` when the process may
@@ -164,6 +170,10 @@ public final class ReachabilityEvaluator: Sendable {
     public func pathFacts() throws(ReachabilityError) -> PathFacts {
         let (interfaces, settling, servers) = try session.withLock {
             (session) throws(ReachabilityError) -> ([NetworkInterface], Bool, [IPAddress]) in
+            if session.pathFactsFailures > 0 {
+                session.pathFactsFailures -= 1
+                throw .system(operation: "dump links (injected)", errno: Errno(rawValue: EIO))
+            }
             let links = try dumpLinks(in: &session)
             let interfaces = links.filter { $0.isOperational && !$0.isLoopback }.map { link in
                 NetworkInterface(name: link.name, index: link.index, kind: kind(of: link, in: &session))

@@ -7,7 +7,13 @@ import Glibc
 /// call it, and its resolver threads: observers, the latest state of each
 /// target, counters, and the run phase. Everything is behind one lock; the
 /// event thread's own state (socket, buffers, per-target bookkeeping) lives
-/// in `MonitorLoop` and is touched by that thread alone.
+/// in `MonitorLoop` and is touched by that thread alone. The thread's
+/// lifecycle (start, stop from anywhere or from a callback, callbacks queued
+/// for it) is a `WorkerThread`'s, whose lock is taken inside this one.
+///
+/// No user value (an observer's handler, which may hold the last reference
+/// to the monitor) is released while the lock is held: its release can run
+/// the handle's `deinit`, which takes the lock again.
 final class MonitorCore: Sendable {
     /// An observer: where its changes wait (one per target at most) and how
     /// it learns that some are waiting: a stream's doorbell (a buffer of one
@@ -17,13 +23,6 @@ final class MonitorCore: Sendable {
         case statusChanges(PendingChanges<StatusChange>, doorbell: Doorbell)
         case callback(DeliveryQueue, PendingChanges<ReachabilityChange>, @Sendable (ReachabilityChange) -> Void)
         case statusCallback(DeliveryQueue, reachable: Bool, PendingChanges<StatusChange>, @Sendable (StatusChange) -> Void)
-    }
-
-    enum Phase {
-        case idle
-        case running(thread: pthread_t)
-        /// `stop()` has begun; the thread is finishing.
-        case stopping
     }
 
     /// A resolver thread's answer, handed to the event thread.
@@ -45,19 +44,13 @@ final class MonitorCore: Sendable {
     }
 
     struct Shared {
-        var phase: Phase = .idle
         /// Bumped by every start: answers of an earlier run are ignored.
         var generation: UInt64 = 0
-        var stopRequested = false
-        /// Signals the event thread; -1 when no thread runs.
-        var wakeFD: Int32 = -1
         var eventPortID: UInt32?
         var observers: [UInt64: Sink] = [:]
         var nextObserverID: UInt64 = 0
         /// Latest emitted state per target index; nil until its initial state is known.
         var latest: [ReachabilityChange?]
-        /// Callbacks waiting to run on the monitor thread, in order.
-        var inline: [@Sendable () -> Void] = []
         var resolutions: [Resolution] = []
         var validations: [ValidationAnswer] = []
         /// The policy or the radio source changed: every target is evaluated again.
@@ -69,8 +62,6 @@ final class MonitorCore: Sendable {
         var counters = MonitorCounters()
         /// The public handle is gone: stop once nothing observes.
         var handleReleased = false
-        /// `stop()` was called on the event thread, which then marks the monitor idle itself.
-        var selfDetached = false
     }
 
     let targets: [Target]
@@ -80,6 +71,8 @@ final class MonitorCore: Sendable {
     let probe: ValidationProbe.Send?
     let configuration: ReachabilityMonitor.Configuration
     let shared: Locked<Shared>
+    /// The event thread.
+    let worker = WorkerThread(owner: "monitor", runsQueuedWorkAtEnd: false)
 
     init(targets: [Target], options: LookupOptions, evaluator: ReachabilityEvaluator, probe: ValidationProbe.Send?,
          configuration: ReachabilityMonitor.Configuration) {
@@ -93,130 +86,66 @@ final class MonitorCore: Sendable {
 
     // MARK: Start and stop
 
-    var isRunning: Bool {
-        shared.withLock { if case .running = $0.phase { return true } else { return false } }
-    }
+    var isRunning: Bool { worker.isRunning }
 
     var eventPortID: UInt32? { shared.withLock { $0.eventPortID } }
 
     func start() throws(ReachabilityError) {
         try shared.withLock { (shared) throws(ReachabilityError) in
-            switch shared.phase {
-            case .running: return
-            case .stopping: throw .system(operation: "start a monitor that is stopping", errno: Errno(rawValue: EBUSY))
-            case .idle: break
-            }
+            // Starts are serialised by this lock, and only a start makes the worker run.
+            guard !worker.isRunning else { return }
             // Subscribe before the first evaluation, so that nothing that
             // happens in between is missed.
-            var socket = try MonitorLoop.openEventSocket(evaluator: evaluator, configuration: configuration)
-            let wakeFD = creach_wakeup_open()
-            guard wakeFD >= 0 else {
-                let error = Errno.current
-                creach_nl_close(&socket)
-                throw .system(operation: "eventfd", errno: error)
+            let source = try EventSource(evaluator: evaluator, configuration: configuration)
+            let cancelProbes: WakeSignal?
+            do throws(ReachabilityError) {
+                cancelProbes = configuration.validation == nil ? nil : try WakeSignal()
+            } catch {
+                source.close()
+                throw error
             }
-            let cancelProbes = configuration.validation == nil ? nil : try WakeSignal()
-            shared.counters.receiveBufferSize = MonitorLoop.receiveBufferSize(socket)
-            shared.generation &+= 1
-            shared.stopRequested = false
+            let generation = shared.generation &+ 1
+            let loop = MonitorLoop(core: self, source: source, generation: generation)
+            do throws(ReachabilityError) {
+                // The thread takes this lock before it publishes: it sees everything set below.
+                guard try worker.start(.monitor, { wakeFD in loop.run(wakeFD: wakeFD) }) else { return }
+            } catch {
+                loop.release()
+                throw error
+            }
+            shared.counters.receiveBufferSize = source.receiveBufferSize
+            shared.generation = generation
             shared.reevaluationRequested = false
             shared.cancelProbes = cancelProbes
             shared.radioObserver = evaluator.radio.addObserver { [weak self] in self?.requestReevaluation() }
-            shared.wakeFD = wakeFD
-            shared.eventPortID = socket.portid
+            shared.eventPortID = source.portID
             shared.latest = Array(repeating: nil, count: targets.count)
-            let loop = MonitorLoop(core: self, socket: socket, wakeFD: wakeFD, generation: shared.generation)
-            do throws(ReachabilityError) {
-                let thread = try startJoinableThread(.monitor) { loop.run() }
-                shared.phase = .running(thread: thread)
-            } catch {
-                loop.release()
-                shared.wakeFD = -1
-                shared.eventPortID = nil
-                if let id = shared.radioObserver { evaluator.radio.removeObserver(id) }
-                shared.radioObserver = nil
-                throw error
-            }
         }
     }
 
+    /// Stops the event thread (see `WorkerThread.stop`): validation probes
+    /// still waiting give up, and once the thread is gone streams end and
+    /// callbacks are dropped.
     func stop() {
-        enum Action { case none, join(pthread_t), detachSelf, waitForOther }
-        let action = shared.withLock { shared -> Action in
-            switch shared.phase {
-            case .idle: return .none
-            case .stopping: return .waitForOther
-            case let .running(thread):
-                shared.phase = .stopping
-                shared.stopRequested = true
-                if shared.wakeFD >= 0 { _ = creach_wakeup_signal(shared.wakeFD) }
-                shared.cancelProbes?.signal()
-                return pthread_equal(thread, pthread_self()) != 0 ? .detachSelf : .join(thread)
-            }
-        }
-        switch action {
-        case .none:
-            return
-        case let .join(thread):
-            pthread_join(thread, nil)
-            finishObservers()
-        case .detachSelf:
-            // Called from a callback on the event thread: it ends once the
-            // callback returns, and marks the monitor idle itself.
-            pthread_detach(pthread_self())
-            shared.withLock { $0.selfDetached = true }
-            finishObservers()
-        case .waitForOther:
-            // Another thread is stopping the monitor: return once it is done,
-            // unless this is the event thread itself (it cannot wait for itself).
-            while shared.withLock({ if case .stopping = $0.phase { return true } else { return false } }) {
-                if onEventThread { return }
-                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
-                nanosleep(&pause, nil)
-            }
-        }
+        worker.stop(requested: { shared.withLock { $0.cancelProbes?.signal() } },
+                    stopped: { finishObservers() })
     }
 
-    /// Set by the event thread while it runs: lets `stop()` tell it apart.
-    private static let eventThreadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    private var onEventThread: Bool {
-        pthread_getspecific(MonitorCore.eventThreadKey) == Unmanaged.passUnretained(self).toOpaque()
-    }
-
-    func markEventThread() {
-        pthread_setspecific(MonitorCore.eventThreadKey, Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    /// Called by the event thread as it leaves: closes the wake-up fd under
-    /// the lock (so no signal can reach a recycled fd number).
+    /// Called by the event thread as it leaves.
     func eventThreadFinished() {
         shared.withLock { shared in
-            if shared.wakeFD >= 0 { close(shared.wakeFD) }
-            shared.wakeFD = -1
             shared.eventPortID = nil
-            shared.inline.removeAll()
             shared.resolutions.removeAll()
             shared.validations.removeAll()
             shared.cancelProbes = nil
             if let id = shared.radioObserver { evaluator.radio.removeObserver(id) }
             shared.radioObserver = nil
-            if shared.selfDetached {
-                shared.selfDetached = false
-                shared.phase = .idle
-            }
         }
-        pthread_setspecific(MonitorCore.eventThreadKey, nil)
     }
 
     /// Ends streams and drops callbacks once the thread is gone.
     private func finishObservers() {
         let sinks = shared.withLock { shared -> [Sink] in
-            if case .stopping = shared.phase, !onEventThread { shared.phase = .idle }
             defer { shared.observers.removeAll() }
             return Array(shared.observers.values)
         }
@@ -241,7 +170,7 @@ final class MonitorCore: Sendable {
     }
 
     /// The event thread's question, once per round.
-    var stopRequested: Bool { shared.withLock { $0.stopRequested } }
+    var stopRequested: Bool { worker.stopRequested }
 
     // MARK: Observers
 
@@ -253,7 +182,7 @@ final class MonitorCore: Sendable {
             // The states known so far, as this observer's initial ones.
             for (index, latest) in shared.latest.enumerated() {
                 guard let change = latest else { continue }
-                MonitorCore.deliver(change.asInitial(), status: MonitorCore.initialStatus(change), target: index, to: sink,
+                deliver(change.asInitial(), status: MonitorCore.initialStatus(change), target: index, to: sink,
                                     in: &shared)
             }
             return id
@@ -261,10 +190,12 @@ final class MonitorCore: Sendable {
     }
 
     func removeObserver(_ id: UInt64) {
-        let stopNow = shared.withLock { shared -> Bool in
-            if let sink = shared.observers.removeValue(forKey: id) { MonitorCore.discardCallbacks(of: sink) }
-            return shared.handleReleased && shared.observers.isEmpty
+        let (removed, stopNow) = shared.withLock { shared -> (Sink?, Bool) in
+            (shared.observers.removeValue(forKey: id), shared.handleReleased && shared.observers.isEmpty)
         }
+        // Released here, outside the lock: the handler may hold the last
+        // reference to the monitor, whose deinit takes the lock.
+        if let removed { MonitorCore.discardCallbacks(of: removed) }
         if stopNow { stop() }
     }
 
@@ -282,7 +213,7 @@ final class MonitorCore: Sendable {
     /// Records new states and hands them to every observer, in order.
     func publish(_ changes: [(index: Int, change: ReachabilityChange)], generation: UInt64) {
         shared.withLock { shared in
-            guard shared.generation == generation, !shared.stopRequested else { return }
+            guard shared.generation == generation, !worker.stopRequested else { return }
             for (index, change) in changes {
                 let previousStatus = shared.latest[index]?.status
                 shared.latest[index] = change
@@ -297,7 +228,7 @@ final class MonitorCore: Sendable {
                     status = nil
                 }
                 for sink in shared.observers.values {
-                    MonitorCore.deliver(change, status: status, target: index, to: sink, in: &shared)
+                    deliver(change, status: status, target: index, to: sink, in: &shared)
                 }
             }
         }
@@ -321,7 +252,7 @@ final class MonitorCore: Sendable {
     /// Called with the lock held: streams and enqueue functions do not block.
     /// The change waits in the observer's pending slot of its target (replacing
     /// one not taken yet); the observer is told once, not once per change.
-    private static func deliver(_ change: ReachabilityChange, status: StatusChange?, target index: Int, to sink: Sink,
+    private func deliver(_ change: ReachabilityChange, status: StatusChange?, target index: Int, to sink: Sink,
                                 in shared: inout Shared) {
         switch sink {
         case let .changes(pending, doorbell):
@@ -333,11 +264,11 @@ final class MonitorCore: Sendable {
             doorbell.ring()
         case let .callback(queue, pending, handler):
             if pending.put(change, target: index) { shared.counters.coalesced += 1 }
-            if pending.claimDrain() { schedule(drain(pending, into: handler), on: queue, in: &shared) }
+            if pending.claimDrain() { schedule(MonitorCore.drain(pending, into: handler), on: queue) }
         case let .statusCallback(queue, reachable, pending, handler):
             guard let status, status.isReachable == reachable else { return }
             if pending.put(status, target: index) { shared.counters.coalesced += 1 }
-            if pending.claimDrain() { schedule(drain(pending, into: handler), on: queue, in: &shared) }
+            if pending.claimDrain() { schedule(MonitorCore.drain(pending, into: handler), on: queue) }
         }
     }
 
@@ -347,43 +278,20 @@ final class MonitorCore: Sendable {
         { while let change = pending.takeOrEndDrain() { handler(change) } }
     }
 
-    private static func schedule(_ work: @escaping @Sendable () -> Void, on queue: DeliveryQueue, in shared: inout Shared) {
+    private func schedule(_ work: @escaping @Sendable () -> Void, on queue: DeliveryQueue) {
         switch queue.kind {
-        case .monitorThread:
-            shared.inline.append(work)
-            if shared.inline.count == 1 && shared.wakeFD >= 0 { _ = creach_wakeup_signal(shared.wakeFD) }
-        case let .enqueue(enqueue):
-            enqueue(work)
+        case .monitorThread: worker.enqueue(work)
+        case let .enqueue(enqueue): enqueue(work)
         }
     }
 
     /// Runs `body` on the event thread at its next turn (between two rounds),
     /// waking it; false when no thread runs. A liveness check: `body` runs
     /// only when the thread is making progress.
-    func ping(_ body: @escaping @Sendable () -> Void) -> Bool {
-        shared.withLock { shared in
-            guard case .running = shared.phase, shared.wakeFD >= 0 else { return false }
-            shared.inline.append(body)
-            _ = creach_wakeup_signal(shared.wakeFD)
-            return true
-        }
-    }
+    func ping(_ body: @escaping @Sendable () -> Void) -> Bool { worker.enqueue(onlyWhileRunning: true, body) }
 
     /// Runs the callbacks queued for the monitor thread, outside the lock.
-    func runInlineCallbacks() {
-        while true {
-            let work = shared.withLock { shared -> [@Sendable () -> Void] in
-                // Empty: nothing to hand out. Returning the (empty) array would
-                // share its buffer, and `removeAll(keepingCapacity:)` would then
-                // allocate a new one on every pass of the loop.
-                guard !shared.inline.isEmpty else { return [] }
-                defer { shared.inline.removeAll(keepingCapacity: true) }
-                return shared.inline
-            }
-            if work.isEmpty { return }
-            for item in work { item() }
-        }
-    }
+    func runInlineCallbacks() { worker.runQueued() }
 
     // MARK: Resolver threads
 
@@ -407,11 +315,12 @@ final class MonitorCore: Sendable {
     /// paths: the runtime builds and walks a key path, and the event thread
     /// takes both queues every round.
     private func deliver(generation: UInt64, _ enqueue: (inout Shared) -> Void) {
-        shared.withLock { shared in
-            guard shared.generation == generation, shared.wakeFD >= 0 else { return }
+        let queued = shared.withLock { shared -> Bool in
+            guard shared.generation == generation, worker.threadExists else { return false }
             enqueue(&shared)
-            _ = creach_wakeup_signal(shared.wakeFD)
+            return true
         }
+        if queued { worker.wake() }
     }
 
     /// What `queue` holds, leaving it empty with its storage kept.
@@ -428,11 +337,8 @@ final class MonitorCore: Sendable {
     /// Asks the event thread to evaluate every target again (the policy or the
     /// radio source changed); harmless when the monitor is not running.
     func requestReevaluation() {
-        shared.withLock { shared in
-            guard shared.wakeFD >= 0 else { return }
-            shared.reevaluationRequested = true
-            _ = creach_wakeup_signal(shared.wakeFD)
-        }
+        shared.withLock { $0.reevaluationRequested = true }
+        worker.wake()
     }
 
     func takeReevaluationRequest() -> Bool {

@@ -3,87 +3,104 @@ internal import CReachability
 import Glibc
 #endif
 
-/// The monitor's event thread: wait for notifications, drain and coalesce a
-/// burst, evaluate the affected targets again, emit what changed.
+/// The monitor's event thread: wait for notifications (`EventSource`), for
+/// answers of its helper threads (resolvers, validation probes) and for its
+/// deadlines; evaluate the targets a turn may have changed; publish what
+/// changed (`MonitorCore.publish`).
 ///
 /// Everything here belongs to that one thread (the core hands it over in
 /// `start()` and never touches it again), hence `@unchecked Sendable`.
 final class MonitorLoop: @unchecked Sendable {
-    /// Which targets a burst may have changed.
+    /// Which targets a turn may have changed.
     struct Dirty {
         var v4 = false
         var v6 = false
         /// Targets to evaluate whatever their families (a new resolution, a retry).
         var targets: Set<Int> = []
         /// Something about links, addresses or rules happened, or events were lost:
-        /// host names are resolved again.
+        /// host names are resolved again, and the path facts read again.
         var network = false
+        /// A link changed: the interfaces that can carry packets may differ.
+        var links = false
+        /// Read the path facts again (the last read failed).
+        var pathFacts = false
 
         /// Every target is evaluated again (a link changed, events were lost).
         mutating func markAll() { v4 = true; v6 = true }
-        var isEmpty: Bool { !v4 && !v6 && targets.isEmpty }
+        var isEmpty: Bool { !v4 && !v6 && targets.isEmpty && !pathFacts }
     }
 
-    /// Per-target bookkeeping: a class, so the loop changes it in place (and
-    /// the binary carries no value witnesses for its many optional fields).
+    /// A host name's lookups: whether one runs, and whether the name has an
+    /// answer the target can be evaluated with.
+    struct NameLookup {
+        enum Phase {
+            case idle
+            /// A lookup runs; `again`: another was asked for meanwhile.
+            case inFlight(again: Bool)
+            /// Put off until `minimumResolveInterval` has passed since the last
+            /// start (the `.resolveStart` deadline).
+            case deferred
+        }
+        var phase: Phase = .idle
+        var lastStart: UInt64?
+        /// A first answer, or a timeout, exists: the target is evaluated from now on.
+        var settled = false
+        var error: ReachabilityError?
+    }
+
+    /// What validation knows of a target (when the monitor validates).
+    struct ValidationState {
+        /// The latest verdict and the output interface it was found on.
+        var verdict: (verdict: ProbeVerdict, result: ProbeResult?, interfaceIndex: Int32)?
+        /// A probe runs (the `.validate` deadline schedules the next one).
+        var probing = false
+    }
+
+    /// One target's state: a class, so the loop changes it in place (and the
+    /// binary carries no value witnesses for its fields). Its timers are in
+    /// the loop's one `Deadlines`.
     final class Watched {
         let target: Target
         var addresses: [IPAddress]
-        /// The last state emitted, nil before the initial one.
+        /// The last state published, nil before the initial one, and what it was compared by.
         var emitted: TargetEvaluation?
         var emittedKey: ResultKey?
-        // Host names only:
-        var resolving = false
-        var resolveAgain = false
-        /// A lookup is overdue after this (monotonic ns).
-        var resolveDeadline: UInt64?
-        /// When the last lookup started (monotonic ns): the next waits until
-        /// `minimumResolveInterval` has passed, then starts at `resolveAt`.
-        var lastResolveStart: UInt64?
-        var resolveAt: UInt64?
-        /// A first answer (or a timeout) exists: the target can be evaluated.
-        var resolutionSettled = false
-        var resolutionError: ReachabilityError?
-        /// Asking the kernel failed: try again after this (monotonic ns).
-        var retryAt: UInt64?
-        // Validation (when configured):
-        /// The latest verdict and the output interface it was found on.
-        var validation: (verdict: ProbeVerdict, result: ProbeResult?, interfaceIndex: Int32)?
-        var validating = false
-        /// Validate again at this time (monotonic ns), while reachable.
-        var validateAt: UInt64?
-        /// The answer is held back while the kernel flushes the routes of a
-        /// link set down (`holdWhileLinkGoesDown`): since when (monotonic ns)...
+        /// The path facts `emitted` carries, as read.
+        var facts: ReachabilityEvaluator.PathFacts?
+        /// Host names only.
+        var name = NameLookup()
+        var validation = ValidationState()
+        /// Since when the answer is held back while the kernel flushes the
+        /// routes of a link set down (`holdWhileLinkGoesDown`); nil when not held.
         var heldSince: UInt64?
-        /// ...and when to look again.
-        var recheckAt: UInt64?
 
         init(target: Target, addresses: [IPAddress]) {
             self.target = target
             self.addresses = addresses
         }
+
+        /// Evaluated at all: a host name needs a first answer (or a timeout).
+        var isEvaluable: Bool {
+            if case .host = target { return name.settled }
+            return true
+        }
     }
 
     private let core: MonitorCore
-    private var socket: creach_nl
-    private let wakeFD: Int32
+    private let source: EventSource
     private let generation: UInt64
-    private let buffer: UnsafeMutableRawPointer
-    private let bufferSize = Int(CREACH_DUMP_BUFSIZ)
     private var watched: [Watched]
+    private var deadlines: Deadlines
     /// `evaluateTarget`'s answers, reused from round to round (the steady state allocates nothing).
     private var scratch: [AddressEvaluation] = []
-    /// Which link and address notifications changed something (see `EventFilter`).
-    private var filter = EventFilter()
-    /// The event socket is closed after a failure and opened again at this time.
-    private var reopenAt: UInt64?
+    /// The namespace's path facts as last read (nil before the first read,
+    /// or while every read failed); a failed read is tried again (`.pathFacts`).
+    private var pathFacts: ReachabilityEvaluator.PathFacts?
 
-    init(core: MonitorCore, socket: creach_nl, wakeFD: Int32, generation: UInt64) {
+    init(core: MonitorCore, source: EventSource, generation: UInt64) {
         self.core = core
-        self.socket = socket
-        self.wakeFD = wakeFD
+        self.source = source
         self.generation = generation
-        buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
         watched = core.targets.map { target in
             switch target {
             case let .address(address): return Watched(target: target, addresses: [address])
@@ -91,65 +108,43 @@ final class MonitorLoop: @unchecked Sendable {
             case .host: return Watched(target: target, addresses: [])
             }
         }
+        deadlines = Deadlines(targets: core.targets.count)
     }
 
     /// Frees what `init` took when the thread could not be started.
-    func release() {
-        creach_nl_close(&socket)
-        buffer.deallocate()
-        close(wakeFD)
-    }
-
-    static func openEventSocket(evaluator: ReachabilityEvaluator,
-                                configuration: ReachabilityMonitor.Configuration) throws(ReachabilityError) -> creach_nl {
-        var socket = creach_nl()
-        guard creach_nl_open(&socket, creach_monitor_groups, evaluator.namespaceFD) == 0 else {
-            throw .openingSocket("open NETLINK_ROUTE event socket", in: evaluator.namespace, errno: .current)
-        }
-        if let size = configuration.receiveBufferSize {
-            guard creach_nl_set_rcvbuf(&socket, Int32(clamping: size)) >= 0 else {
-                let error = Errno.current
-                creach_nl_close(&socket)
-                throw .system(operation: "SO_RCVBUF \(size)", errno: error)
-            }
-        }
-        return socket
-    }
-
-    /// The event socket's effective receive buffer, for `counters`.
-    static func receiveBufferSize(_ socket: creach_nl) -> Int {
-        var socket = socket
-        return Int(max(0, creach_nl_rcvbuf(&socket)))
-    }
+    func release() { source.close() }
 
     // MARK: The thread
 
-    func run() {
-        core.markEventThread()
+    func run(wakeFD: Int32) {
         defer {
-            creach_nl_close(&socket)
-            buffer.deallocate()
+            source.close()
             core.eventThreadFinished()
         }
         // Initial states: addresses and the internet now, host names when resolved.
         var dirty = Dirty()
         dirty.markAll()
+        dirty.links = true
         for index in watched.indices { startResolution(index) }   // host names only
         evaluate(dirty)
 
         while !core.stopRequested {
             core.runInlineCallbacks()
             if core.stopRequested { break }
-            let ready = creach_wait(socket.fd, wakeFD, timeoutUntilNextDeadline())
+            let ready = creach_wait(source.fd, wakeFD, timeoutUntilNextDeadline())
             dirty = Dirty()
-            if ready < 0 {
-                failSocket(&dirty)
-            }
             if ready > 0 && Int32(ready) & CREACH_WAIT_WAKEUP != 0 {
                 creach_wakeup_clear(wakeFD)
             }
-            if ready > 0 && Int32(ready) & CREACH_WAIT_NETLINK != 0 {
-                drainBurst(into: &dirty)
+            if ready < 0 || (ready > 0 && Int32(ready) & CREACH_WAIT_NETLINK != 0) {
+                var burst = EventSource.Burst()
+                if ready < 0 {
+                    source.fail(&burst)
+                } else {
+                    burst = source.drainBurst { leadingEdge() }
+                }
+                record(burst)
+                merge(burst.dirty, into: &dirty)
             }
             if core.takeReevaluationRequest() {
                 // The policy or radio changed: new answers, same network.
@@ -168,135 +163,53 @@ final class MonitorLoop: @unchecked Sendable {
         }
     }
 
+    /// A burst that opens with a link's own state change is evaluated at once;
+    /// `evaluate(_:leadingEdge:)` holds back any answer the rest of the burst
+    /// may still change, and what it publishes reaches callbacks on this
+    /// thread now, not once the burst has gone quiet.
+    private func leadingEdge() {
+        var all = Dirty()
+        all.markAll()
+        evaluate(all, leadingEdge: true)
+        core.runInlineCallbacks()
+    }
 
-    // MARK: Events
+    private func merge(_ other: Dirty, into dirty: inout Dirty) {
+        dirty.v4 = dirty.v4 || other.v4
+        dirty.v6 = dirty.v6 || other.v6
+        dirty.network = dirty.network || other.network
+        dirty.links = dirty.links || other.links
+    }
 
-    /// Drains what is queued, then keeps draining while more arrives within
-    /// the settle time (bounded), so one burst gives one evaluation.
-    ///
-    /// A burst that opens with a link's own state change is also evaluated on
-    /// its leading edge, at once: the RTM_NEWLINK already carries the new
-    /// state, so a link going down or up is reported without waiting for the
-    /// burst to go quiet (`evaluate(_:leadingEdge:)` holds back any answer
-    /// the rest of the burst may still change). The evaluation after the burst
-    /// then emits only what differs from that.
-    private func drainBurst(into dirty: inout Dirty) {
-        var events = creach_events()
-        var verdict = EventFilter.Verdict()
-        var overflows: UInt64 = 0
-        var unreadable: UInt64 = 0
-        let start = creach_monotonic_ns()
-        let settle = nanoseconds(core.configuration.settleTime)
-        let limit = nanoseconds(core.configuration.maximumSettleTime)
-        var first = true
-        while true {
-            drainQueued(&events, verdict: &verdict, overflows: &overflows, unreadable: &unreadable, dirty: &dirty)
-            guard socket.fd >= 0 else { break }
-            if first && settle > 0 && verdict.link > 0 && events.deleted_count == 0 && events.malformed == 0
-                && overflows == 0 && unreadable == 0 {
-                var all = Dirty()
-                all.markAll()
-                evaluate(all, leadingEdge: true)
-            }
-            first = false
-            let elapsed = creach_monotonic_ns() &- start
-            guard settle > 0, elapsed < limit else { break }
-            let ready = creach_wait(socket.fd, -1, Int64(min(settle, limit - elapsed)))
-            guard ready > 0 else { break }
-        }
-        // Links and addresses count only when they changed something (`verdict`);
-        // routes, rules and nexthops always do. A nexthop object may carry routes of either family.
-        let lost = events.malformed > 0 || overflows > 0 || unreadable > 0
-        if lost { filter.forgetAll() }
-        if verdict.link > 0 || events.nexthop > 0 || lost { dirty.markAll() }
-        if verdict.addr4 > 0 || events.route4 > 0 || events.rule4 > 0 { dirty.v4 = true }
-        if verdict.addr6 > 0 || events.route6 > 0 || events.rule6 > 0 { dirty.v6 = true }
-        if verdict.link > 0 || verdict.addr4 > 0 || verdict.addr6 > 0 || events.rule4 > 0 || events.rule6 > 0 || lost {
-            dirty.network = true
-        }
-        // A deleted link's cached kind must not be reused for a new link. After
-        // lost or unreadable events an RTM_DELLINK may be among them: forget all.
-        if events.deleted_count > UInt32(CREACH_EVENTS_MAX_DELETED) || lost {
+    /// A burst's counts into the counters, its deletions into the evaluator's
+    /// interface cache, a reopened socket into the core.
+    private func record(_ burst: EventSource.Burst) {
+        if burst.forgetAllLinks {
             core.evaluator.invalidateInterfaceCache()
-        } else if events.deleted_count > 0 {
-            let deleted = withUnsafeBytes(of: events.deleted) { Array($0.bindMemory(to: Int32.self).prefix(Int(events.deleted_count))) }
-            core.evaluator.forgetInterfaces(deleted)
+        } else if !burst.deletedLinks.isEmpty {
+            core.evaluator.forgetInterfaces(burst.deletedLinks)
         }
-        let foreign = socket.dropped_foreign
-        socket.dropped_foreign = 0
-        core.updateCounters { counters in
-            counters.events += UInt64(events.messages)
-            counters.overflows += overflows
-            counters.droppedMalformed += UInt64(events.malformed) + unreadable
-            counters.droppedForeign += foreign
-            counters.ignoredEvents += UInt64(verdict.ignored)
-        }
-    }
-
-    /// Reads every datagram queued now (at most a bounded number, so a
-    /// flood cannot keep the targets from being evaluated).
-    private func drainQueued(_ events: inout creach_events, verdict: inout EventFilter.Verdict, overflows: inout UInt64,
-                             unreadable: inout UInt64, dirty: inout Dirty) {
-        for _ in 0..<4096 {
-            let n = creach_nl_recv_event(&socket, buffer, bufferSize)
-            if n == 0 { return }
-            if n < 0 {
-                switch Errno.current.rawValue {
-                case ENOBUFS: overflows += 1          // events were lost: everything is evaluated again
-                case ENOSPC, EBADMSG: unreadable += 1 // this datagram is lost
-                default:
-                    failSocket(&dirty)
-                    return
-                }
-                continue
-            }
-            // A broken datagram is counted in events.malformed by the classifier.
-            _ = creach_events_classify(buffer, n, &events)
-            filter.apply(datagram: buffer, length: n, to: &verdict)
-        }
-    }
-
-    /// The socket failed in a way reading cannot fix: close it, open a new
-    /// one (now, or after the retry interval), evaluate everything.
-    private func failSocket(_ dirty: inout Dirty) {
-        creach_nl_close(&socket)
-        dirty.markAll()
-        dirty.network = true
-        reopenSocket()
-    }
-
-    private func reopenSocket() {
-        do {
-            socket = try MonitorLoop.openEventSocket(evaluator: core.evaluator, configuration: core.configuration)
-            reopenAt = nil
-            let size = MonitorLoop.receiveBufferSize(socket), port = socket.portid
-            core.shared.withLock { shared in
+        let reopened = burst.failed && source.fd >= 0
+        let size = reopened ? source.receiveBufferSize : 0, port = source.portID
+        core.shared.withLock { shared in
+            shared.counters.events += burst.messages
+            shared.counters.overflows += burst.overflows
+            shared.counters.droppedMalformed += burst.malformed + burst.unreadable
+            shared.counters.droppedForeign += burst.foreign
+            shared.counters.ignoredEvents += burst.ignored
+            if burst.failed { shared.eventPortID = port }
+            if reopened {
                 shared.counters.recoveries += 1
                 shared.counters.receiveBufferSize = size
-                shared.eventPortID = port
             }
-        } catch {
-            socket.fd = -1
-            core.shared.withLock { $0.eventPortID = nil }
-            reopenAt = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
         }
     }
 
     // MARK: Deadlines
 
     private func timeoutUntilNextDeadline() -> Int64 {
-        var next: UInt64?
-        func consider(_ deadline: UInt64?) {
-            if let deadline, next.map({ deadline < $0 }) ?? true { next = deadline }
-        }
-        consider(reopenAt)
-        for item in watched {
-            consider(item.resolveDeadline)
-            consider(item.resolveAt)
-            consider(item.retryAt)
-            consider(item.validateAt)
-            consider(item.recheckAt)
-        }
+        var next = deadlines.next
+        if let reopenAt = source.reopenAt, next.map({ reopenAt < $0 }) ?? true { next = reopenAt }
         guard let next else { return -1 }
         let now = creach_monotonic_ns()
         return next > now ? Int64(clamping: next - now) : 0
@@ -304,34 +217,34 @@ final class MonitorLoop: @unchecked Sendable {
 
     private func applyDeadlines(into dirty: inout Dirty) {
         let now = creach_monotonic_ns()
-        if let reopenAt, reopenAt <= now {
-            reopenSocket()
-            if socket.fd >= 0 { dirty.markAll(); dirty.network = true }
+        if source.reopenIfDue(now: now) {
+            let size = source.receiveBufferSize, port = source.portID
+            core.shared.withLock { shared in
+                shared.counters.recoveries += 1
+                shared.counters.receiveBufferSize = size
+                shared.eventPortID = port
+            }
+            dirty.markAll()
+            dirty.network = true
+            dirty.links = true
         }
-        for index in watched.indices {
-            if let deadline = watched[index].resolveDeadline, deadline <= now {
-                watched[index].resolveDeadline = nil
-                if !watched[index].resolutionSettled, case let .host(name) = watched[index].target {
-                    watched[index].resolutionSettled = true
-                    watched[index].resolutionError = .resolutionTimedOut(host: name)
+        while let (kind, index) = deadlines.takeDue(now: now) {
+            switch kind {
+            case .resolveTimeout:
+                if !watched[index].name.settled, case let .host(name) = watched[index].target {
+                    watched[index].name.settled = true
+                    watched[index].name.error = .resolutionTimedOut(host: name)
                     dirty.targets.insert(index)
                 }
-            }
-            if let resolveAt = watched[index].resolveAt, resolveAt <= now {
-                watched[index].resolveAt = nil
+            case .resolveStart:
+                watched[index].name.phase = .idle
                 startResolution(index)
-            }
-            if let retryAt = watched[index].retryAt, retryAt <= now {
-                watched[index].retryAt = nil
+            case .retry, .recheck:
                 dirty.targets.insert(index)
-            }
-            if let recheckAt = watched[index].recheckAt, recheckAt <= now {
-                watched[index].recheckAt = nil
-                dirty.targets.insert(index)
-            }
-            if let validateAt = watched[index].validateAt, validateAt <= now {
-                watched[index].validateAt = nil
+            case .validate:
                 startValidation(index)
+            case .pathFacts:
+                dirty.pathFacts = true
             }
         }
     }
@@ -345,12 +258,12 @@ final class MonitorLoop: @unchecked Sendable {
         for index in watched.indices {
             guard let evaluation = watched[index].emitted, evaluation.isReachable,
                   let interface = evaluation.primary?.link?.index else {
-                watched[index].validation = nil
-                watched[index].validateAt = nil
+                watched[index].validation.verdict = nil
+                deadlines.clear(.validate, index)
                 continue
             }
-            let validatedHere = watched[index].validation?.interfaceIndex == interface
-            if !validatedHere && !watched[index].validating && watched[index].validateAt == nil {
+            let validatedHere = watched[index].validation.verdict?.interfaceIndex == interface
+            if !validatedHere && !watched[index].validation.probing && deadlines[.validate, index] == nil {
                 startValidation(index)
             }
         }
@@ -359,10 +272,10 @@ final class MonitorLoop: @unchecked Sendable {
     /// Sends the configured probe for target `index` through its output
     /// interface, on a thread of its own; the answer comes back through the core.
     private func startValidation(_ index: Int) {
-        guard let validation = core.configuration.validation, let probe = core.probe, !watched[index].validating,
+        guard let validation = core.configuration.validation, let probe = core.probe, !watched[index].validation.probing,
               let evaluation = watched[index].emitted, evaluation.isReachable,
               let primary = evaluation.primary, let link = primary.link else { return }
-        watched[index].validating = true
+        watched[index].validation.probing = true
         let core = self.core, generation = self.generation
         let target = watched[index].target
         let options = ProbeOptions(interface: link.name, timeout: core.configuration.validationTimeout)
@@ -417,12 +330,12 @@ final class MonitorLoop: @unchecked Sendable {
         let now = creach_monotonic_ns()
         for answer in core.takeValidations() where answer.generation == generation {
             let index = answer.targetIndex
-            watched[index].validating = false
+            watched[index].validation.probing = false
             // Meanwhile the target may have moved or gone: a verdict about another
             // interface is dropped (the next round validates the new one).
             guard watched[index].emitted?.primary?.link?.index == answer.interfaceIndex else { continue }
-            watched[index].validation = (answer.verdict, answer.result, answer.interfaceIndex)
-            watched[index].validateAt = now &+ nanoseconds(core.configuration.validationInterval)
+            watched[index].validation.verdict = (answer.verdict, answer.result, answer.interfaceIndex)
+            deadlines[.validate, index] = now &+ nanoseconds(core.configuration.validationInterval)
             core.updateCounters { $0.validations += 1 }
             dirty.targets.insert(index)
         }
@@ -432,24 +345,29 @@ final class MonitorLoop: @unchecked Sendable {
 
     private func startResolution(_ index: Int) {
         guard case let .host(name) = watched[index].target else { return }
-        guard !watched[index].resolving else {
-            watched[index].resolveAgain = true
+        switch watched[index].name.phase {
+        case .inFlight:
+            watched[index].name.phase = .inFlight(again: true)
             return
+        case .deferred:
+            core.updateCounters { $0.deferredResolutions += 1 }
+            return
+        case .idle:
+            break
         }
         // A name is looked up at most once per minimumResolveInterval: a link
         // that flaps asks again and again, and one lookup after it settles answers them all.
         let now = creach_monotonic_ns()
         let interval = nanoseconds(core.configuration.minimumResolveInterval)
-        if let last = watched[index].lastResolveStart, now &- last < interval {
-            if watched[index].resolveAt == nil { watched[index].resolveAt = last &+ interval }
+        if let last = watched[index].name.lastStart, now &- last < interval {
+            watched[index].name.phase = .deferred
+            deadlines[.resolveStart, index] = last &+ interval
             core.updateCounters { $0.deferredResolutions += 1 }
             return
         }
-        watched[index].resolveAt = nil
-        watched[index].lastResolveStart = now
-        watched[index].resolving = true
-        watched[index].resolveAgain = false
-        watched[index].resolveDeadline = now &+ nanoseconds(core.configuration.resolveTimeout)
+        watched[index].name.lastStart = now
+        watched[index].name.phase = .inFlight(again: false)
+        deadlines[.resolveTimeout, index] = now &+ nanoseconds(core.configuration.resolveTimeout)
         core.updateCounters { $0.resolutions += 1 }
         let core = self.core, generation = self.generation
         do {
@@ -465,33 +383,37 @@ final class MonitorLoop: @unchecked Sendable {
     private func applyResolutions(into dirty: inout Dirty) {
         for resolution in core.takeResolutions() where resolution.generation == generation {
             let index = resolution.targetIndex
-            watched[index].resolving = false
-            watched[index].resolveDeadline = nil
-            watched[index].resolutionSettled = true
+            var again = false
+            if case let .inFlight(asked) = watched[index].name.phase { again = asked }
+            watched[index].name.phase = .idle
+            watched[index].name.settled = true
+            deadlines.clear(.resolveTimeout, index)
             switch resolution.result {
             case let .success(addresses):
                 watched[index].addresses = addresses
-                watched[index].resolutionError = nil
+                watched[index].name.error = nil
             case let .failure(error):
                 // A name that resolved before keeps its addresses: their
                 // routes are still facts, and a resolver that fails while the
                 // network changes should not hide them.
-                if watched[index].addresses.isEmpty { watched[index].resolutionError = error }
+                if watched[index].addresses.isEmpty { watched[index].name.error = error }
             }
             dirty.targets.insert(index)
-            if watched[index].resolveAgain { startResolution(index) }
+            if again { startResolution(index) }
         }
     }
 
     // MARK: Evaluation
 
     /// Evaluates the dirty targets and publishes those whose result differs.
-    /// Returns whether anything changed.
+    /// Returns whether anything was published that is not an initial state.
     ///
     /// The steady state (a notification that changes no answer) reads only
-    /// what the flags need: the namespace's interfaces and name servers
-    /// (`pathFacts`, two dumps) are read once a round, and only when a
-    /// target's answer is published.
+    /// what the flags need: the namespace's path facts (interfaces, name
+    /// servers: two dumps) are read once a round, when links, addresses or
+    /// rules changed or a target's answer is published; a change of them
+    /// alone (an interface joining or leaving `availableInterfaces`, a name
+    /// server becoming reachable) is a change of every target.
     ///
     /// The kernel sends a link's RTM_NEWLINK before it acts on the change: an
     /// interface set down keeps its routes until the NETDEV_DOWN notifiers
@@ -509,47 +431,86 @@ final class MonitorLoop: @unchecked Sendable {
     @discardableResult
     private func evaluate(_ dirty: Dirty, leadingEdge: Bool = false) -> Bool {
         var changes: [(index: Int, change: ReachabilityChange)] = []
-        var pathFacts: ReachabilityEvaluator.PathFacts?
-        /// The evaluation with the round's path facts; nil on the leading edge
-        /// while an interface is coming up (it may be about to join
-        /// `availableInterfaces`): the evaluation after the burst publishes.
-        /// Called before anything of a target is changed, so giving up leaves nothing half done.
-        func withPathFacts(_ evaluation: TargetEvaluation) -> TargetEvaluation? {
-            if pathFacts == nil { pathFacts = (try? core.evaluator.pathFacts()) ?? .init(interfaces: [], supportsDNS: false) }
-            if leadingEdge && pathFacts!.isSettling { return nil }
-            return TargetEvaluation(target: evaluation.target, addresses: evaluation.addresses, error: evaluation.error,
-                                    pathFacts: pathFacts!, validation: evaluation.validation)
+        /// The path facts read this round, when they were.
+        var fresh: ReachabilityEvaluator.PathFacts?
+        func readPathFacts() -> ReachabilityEvaluator.PathFacts {
+            if let fresh { return fresh }
+            let facts = self.readPathFacts()
+            fresh = facts
+            return facts
         }
+        if (dirty.network || dirty.pathFacts) && watched.contains(where: { $0.emitted != nil }) { _ = readPathFacts() }
+        if leadingEdge && fresh?.isSettling == true { return false }
         targets: for index in watched.indices {
             let item = watched[index]
-            if case .host = item.target, !item.resolutionSettled { continue }
+            guard item.isEvaluable else { continue }
             let touched = dirty.targets.contains(index) || item.emitted == nil
                 || item.addresses.contains { $0.family == .v4 ? dirty.v4 : dirty.v6 }
-            guard touched else { continue }
+            let factsMoved = item.facts.map { published in fresh.map { !Self.samePathFacts(published, $0) } ?? false } ?? false
+            guard touched || factsMoved else { continue }
             let evaluation = evaluateTarget(index)
             if leadingEdge && !evaluation.isFinalOnLeadingEdge { continue }
             if holdWhileLinkGoesDown(index, evaluation) { continue }
             let key = ResultKey(evaluation)
-            guard key != item.emittedKey else {
-                // The same answer with a newer probe result: current, but no change.
-                if evaluation.validation != item.emitted?.validation {
-                    guard let current = withPathFacts(evaluation) else { break targets }
+            if key == item.emittedKey {
+                if factsMoved {
+                    // The same answer over another set of interfaces: a change (NWPath's).
+                } else if evaluation.validation != item.emitted?.validation {
+                    // The same answer with a newer probe result: current, but no change.
+                    let facts = readPathFacts()
+                    if leadingEdge && facts.isSettling { break targets }
+                    let current = Self.evaluation(evaluation, with: facts)
                     watched[index].emitted = current
+                    watched[index].facts = facts
                     core.refresh(index, evaluation: current, generation: generation)
+                    continue
+                } else {
+                    continue
                 }
-                continue
             }
-            guard let current = withPathFacts(evaluation) else { break targets }
+            let facts = readPathFacts()
+            if leadingEdge && facts.isSettling { break targets }
+            let current = Self.evaluation(evaluation, with: facts)
             let change = ReachabilityChange(target: item.target, evaluation: current, previous: item.emitted,
                                             isInitial: item.emitted == nil, timeNanoseconds: creach_monotonic_ns())
             watched[index].emitted = current
             watched[index].emittedKey = key
+            watched[index].facts = facts
             changes.append((index, change))
         }
         core.updateCounters { $0.reevaluations += 1 }
         if !changes.isEmpty { core.publish(changes, generation: generation) }
         scheduleValidations()
         return changes.contains { !$0.change.isInitial }
+    }
+
+    /// Reads the path facts. A read that fails is tried again after the
+    /// retry interval; meanwhile the facts last read stand (none: empty).
+    private func readPathFacts() -> ReachabilityEvaluator.PathFacts {
+        do {
+            let facts = try core.evaluator.pathFacts()
+            pathFacts = facts
+            deadlines.clear(.pathFacts, 0)
+            return facts
+        } catch {
+            if deadlines[.pathFacts, 0] == nil {
+                deadlines[.pathFacts, 0] = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
+            }
+            return pathFacts ?? .init(interfaces: [], supportsDNS: false)
+        }
+    }
+
+    /// The same interfaces and name-server reachability (whether an
+    /// interface is still coming up is not a fact of the answer).
+    private static func samePathFacts(_ a: ReachabilityEvaluator.PathFacts, _ b: ReachabilityEvaluator.PathFacts) -> Bool {
+        a.supportsDNS == b.supportsDNS && a.interfaces == b.interfaces
+    }
+
+    /// `evaluation` (from `evaluateTarget`) with the round's path facts.
+    private static func evaluation(_ evaluation: TargetEvaluation,
+                                   with facts: ReachabilityEvaluator.PathFacts) -> TargetEvaluation {
+        TargetEvaluation(target: evaluation.target, addresses: evaluation.addresses, error: evaluation.error,
+                         pathFacts: facts, validation: evaluation.validation)
     }
 
     /// Whether to hold back target `index`'s answer because it routes an
@@ -565,7 +526,7 @@ final class MonitorLoop: @unchecked Sendable {
         // The kernel keeps such a route after all: it is the answer.
         guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
         watched[index].heldSince = since
-        watched[index].recheckAt = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
+        deadlines[.recheck, index] = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
         return true
     }
 
@@ -573,7 +534,7 @@ final class MonitorLoop: @unchecked Sendable {
     private func evaluateTarget(_ index: Int) -> TargetEvaluation {
         let item = watched[index]
         guard !item.addresses.isEmpty else {
-            return TargetEvaluation(target: item.target, addresses: [], error: item.resolutionError)
+            return TargetEvaluation(target: item.target, addresses: [], error: item.name.error)
         }
         // The answers go to a buffer kept between rounds: when nothing changed,
         // the evaluation built on it is dropped and the buffer is free again.
@@ -587,14 +548,14 @@ final class MonitorLoop: @unchecked Sendable {
             }
         } catch {
             if case .system = error {
-                watched[index].retryAt = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
+                deadlines[.retry, index] = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
             }
             return TargetEvaluation(target: item.target, addresses: [], error: error)
         }
         // A validation verdict about the primary's output interface joins its answer.
         var validation: ProbeResult?
         let unvalidated = TargetEvaluation(target: item.target, addresses: results)
-        if let verdict = item.validation, let primary = unvalidated.primary, primary.status.isReachable,
+        if let verdict = item.validation.verdict, let primary = unvalidated.primary, primary.status.isReachable,
            primary.link?.index == verdict.interfaceIndex, let at = results.firstIndex(of: primary) {
             results[at] = core.evaluator.validated(primary, probe: verdict.verdict)
             validation = verdict.result

@@ -130,33 +130,8 @@ public final class UplinkTracker: Sendable {
         let body: @Sendable (TrackerEvent) -> Void
     }
 
-    private enum Phase {
-        case idle
-        case running(thread: pthread_t)
-        /// `stop()` has begun; the thread is finishing.
-        case stopping
-    }
-
     private struct Shared {
         var score: TrackerScore
-        var phase: Phase = .idle
-        /// The round thread exists (from `start()` until it leaves, also while stopping).
-        var threadActive = false
-        /// `stop()` was called on the tracker's thread, which then marks the tracker idle itself.
-        var selfDetached = false
-        /// Signals the round thread (stop, callbacks queued for it); -1 when no thread runs.
-        /// The thread closes it as it leaves.
-        var wakeFD: Int32 = -1
-        var stopRequested = false
-        /// The thread is in a round: a signal would cancel its probe, so queued
-        /// callbacks wait for the probe to end instead (the thread runs them
-        /// between probes and after the round).
-        var inRound = false
-        /// Callbacks waiting to run on the tracker's thread, in order.
-        var inline: [@Sendable () -> Void] = []
-        /// `onEvent` calls delivering an initial event on their own thread
-        /// (no round thread existed): the queue waits for them.
-        var callersDelivering = 0
         var round = 0
         var observers: [Observer] = []
         /// `onRound` observers: called on the round thread after every round.
@@ -165,13 +140,12 @@ public final class UplinkTracker: Sendable {
         var last: TrackerEvent?
         /// Test hook: `onEvent` calls it once the observer is registered, before it returns.
         var afterObserverAdded: (@Sendable () -> Void)?
-
-        /// Wakes the round thread to run queued callbacks (unless it is in a
-        /// round: it runs them when the current probe ends).
-        func wakeForCallbacks() {
-            if threadActive && !inRound && wakeFD >= 0 { _ = creach_wakeup_signal(wakeFD) }
-        }
     }
+
+    /// The round thread. Callbacks queued for it while it probes wait for
+    /// the probe to end (a wake-up would cancel it); work still queued when
+    /// it ends runs (an initial event handed over just before a stop).
+    private let worker = WorkerThread(owner: "tracker", runsQueuedWorkAtEnd: true)
 
     /// A tracker of `configuration.interface` in `namespace`; `start()` begins the rounds.
     public init(configuration: Configuration, namespace: NetworkNamespace = .current) throws(ReachabilityError) {
@@ -188,82 +162,21 @@ public final class UplinkTracker: Sendable {
     public var state: UplinkState { shared.withLock { $0.score.state } }
 
     /// Whether the rounds run: from `start()` until `stop()`.
-    public var isRunning: Bool {
-        shared.withLock { if case .running = $0.phase { return true } else { return false } }
-    }
+    public var isRunning: Bool { worker.isRunning }
 
     /// Starts the rounds on the tracker's thread; the first round starts at
     /// once. Observers get the initial state first. No-op while running;
     /// throws `EBUSY` while a `stop()` called on the tracker's thread is
     /// still finishing (until the callback that called it has returned).
     public func start() throws(ReachabilityError) {
-        let wakeFD = creach_wakeup_open()
-        guard wakeFD >= 0 else { throw .system(operation: "eventfd", errno: .current) }
-        // The thread is created under the lock, so a concurrent `stop()` sees
-        // it (and joins it) or runs before it exists; never in between.
-        let started: Bool
-        do {
-            started = try shared.withLock { (shared) throws(ReachabilityError) -> Bool in
-                switch shared.phase {
-                case .running: return false
-                case .stopping:
-                    throw .system(operation: "start a tracker that is stopping", errno: Errno(rawValue: EBUSY))
-                case .idle: break
-                }
-                let thread = try startJoinableThread(.tracker) { [self] in run(wakeFD: wakeFD) }
-                shared.phase = .running(thread: thread)
-                shared.threadActive = true
-                shared.wakeFD = wakeFD
-                shared.stopRequested = false
-                shared.inRound = false
-                return true
-            }
-        } catch {
-            close(wakeFD)
-            throw error
-        }
-        if !started { close(wakeFD) }
+        _ = try worker.start(.tracker) { [self] wakeFD in run(wakeFD: wakeFD) }
     }
 
     /// Stops the rounds: a probe in flight is cancelled, the thread joined.
     /// Idempotent. Called from an observer on the tracker's thread, it
     /// returns at once: the thread ends once the callback returns, and then
     /// the tracker is idle (`start()` works again).
-    public func stop() {
-        enum Action { case none, join(pthread_t), detachSelf, waitForOther }
-        let action = shared.withLock { shared -> Action in
-            switch shared.phase {
-            case .idle: return .none
-            case .stopping: return .waitForOther
-            case let .running(thread):
-                shared.phase = .stopping
-                shared.stopRequested = true
-                if shared.wakeFD >= 0 { _ = creach_wakeup_signal(shared.wakeFD) }
-                guard pthread_equal(thread, pthread_self()) != 0 else { return .join(thread) }
-                shared.selfDetached = true
-                return .detachSelf
-            }
-        }
-        switch action {
-        case .none:
-            return
-        case let .join(thread):
-            pthread_join(thread, nil)
-            shared.withLock { $0.phase = .idle }
-        case .detachSelf:
-            // Called from a callback on the tracker's thread: nobody will join
-            // it; it closes its fd and marks the tracker idle as it leaves.
-            pthread_detach(pthread_self())
-        case .waitForOther:
-            // Another thread is stopping the tracker: return once it is done,
-            // unless this is the tracker's thread (it cannot wait for itself).
-            while shared.withLock({ if case .stopping = $0.phase { return true } else { return false } }) {
-                if onTrackerThread { return }
-                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
-                nanosleep(&pause, nil)
-            }
-        }
-    }
+    public func stop() { worker.stop() }
 
     /// Calls `body` on the tracker's thread after every round, whether or not
     /// the state changed: the round's probe results (outcome, round trip), the
@@ -296,27 +209,29 @@ public final class UplinkTracker: Sendable {
             case let .enqueue(enqueue):
                 enqueue { body(initial) }
                 return (id, nil, hook)
-            case .monitorThread where shared.threadActive:
-                shared.inline.append { body(initial) }
-                shared.wakeForCallbacks()
+            case .monitorThread where worker.threadExists:
+                worker.enqueue { body(initial) }
                 return (id, nil, hook)
             case .monitorThread:
                 // No thread to run it: this caller does, and a thread started
-                // meanwhile runs nothing queued until it is done.
-                shared.callersDelivering += 1
+                // meanwhile runs nothing queued until it is done (a round's
+                // event is queued under this lock, so after the hold).
+                worker.hold()
                 return (id, initial, hook)
             }
         }
         hook?()
         if let deliverHere {
             body(deliverHere)
-            shared.withLock { shared in
-                shared.callersDelivering -= 1
-                if shared.callersDelivering == 0 && !shared.inline.isEmpty { shared.wakeForCallbacks() }
-            }
+            worker.release()
         }
         return MonitorObservation { [weak self] in
-            self?.shared.withLock { $0.observers.removeAll { $0.id == id } }
+            let removed = self?.shared.withLock { shared -> Observer? in
+                shared.observers.firstIndex { $0.id == id }.map { shared.observers.remove(at: $0) }
+            }
+            // Released here, outside the lock: its body may hold the last
+            // reference to the tracker, whose deinit stops it.
+            _ = removed
         }
     }
 
@@ -329,55 +244,30 @@ public final class UplinkTracker: Sendable {
     }
 
     /// The round thread's wake-up fd; -1 when no thread runs.
-    var wakeFileDescriptor: Int32 { shared.withLock { $0.wakeFD } }
+    var wakeFileDescriptor: Int32 { worker.wakeFileDescriptor }
 
     // MARK: The tracker's thread
 
-    /// Set by the round thread while it runs: lets `stop()` tell it apart.
-    private static let trackerThreadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    private var onTrackerThread: Bool {
-        pthread_getspecific(UplinkTracker.trackerThreadKey) == Unmanaged.passUnretained(self).toOpaque()
-    }
-
     private func run(wakeFD: Int32) {
-        pthread_setspecific(UplinkTracker.trackerThreadKey, Unmanaged.passUnretained(self).toOpaque())
-        defer { threadFinished() }
-        enum Step { case stop, wait(Int64), round }
         var nextStart = creach_monotonic_ns()
         while true {
-            runInlineCallbacks()
-            let step = shared.withLock { shared -> Step in
-                if shared.stopRequested { return .stop }
-                // Queued callbacks first (unless an `onEvent` caller still delivers).
-                if !shared.inline.isEmpty && shared.callersDelivering == 0 { return .wait(0) }
-                let wait = Int64(clamping: nextStart) - Int64(clamping: creach_monotonic_ns())
-                if wait > 0 { return .wait(wait) }
-                // A stale wake-up (for callbacks) must not cancel this round's
-                // probes; a stop was checked above, under this lock.
-                creach_wakeup_clear(wakeFD)
-                shared.inRound = true
-                return .round
-            }
-            switch step {
+            worker.runQueued()
+            switch worker.nextTurn(due: nextStart) {
             case .stop:
                 return
+            case .runQueued:
+                continue
             case let .wait(nanoseconds):
                 // Woken by `stop()`, by callbacks queued for this thread, or the time.
-                if nanoseconds > 0 && creach_wait(-1, wakeFD, nanoseconds) > 0 { creach_wakeup_clear(wakeFD) }
+                if creach_wait(-1, wakeFD, nanoseconds) > 0 { creach_wakeup_clear(wakeFD) }
                 continue
-            case .round:
+            case .begin:
                 break
             }
             let started = creach_monotonic_ns()
             let (succeeded, results, error) = runRound(wakeFD: wakeFD)
-            let state: UplinkState? = shared.withLock { shared in
-                shared.inRound = false
-                guard !shared.stopRequested else { return nil }
+            guard worker.end() else { return }   // stopped meanwhile: the round counts for nothing
+            let state: UplinkState = shared.withLock { shared in
                 shared.round += 1
                 let previous = shared.score.state
                 let changed = shared.score.record(roundSucceeded: succeeded) != nil
@@ -385,61 +275,21 @@ public final class UplinkTracker: Sendable {
                 let event = TrackerEvent(interface: configuration.interface, state: shared.score.state,
                                          previous: previous, score: shared.score.score, round: shared.round,
                                          results: results, error: error, timeNanoseconds: creach_monotonic_ns())
-                for body in shared.roundObservers { shared.inline.append { body(event) } }
+                for body in shared.roundObservers { worker.enqueue { body(event) } }
                 guard changed else { return shared.score.state }
                 shared.last = event
                 for observer in shared.observers {
                     let body = observer.body
                     switch observer.queue.kind {
-                    case .monitorThread: shared.inline.append { body(event) }
+                    case .monitorThread: worker.enqueue { body(event) }
                     case let .enqueue(enqueue): enqueue { body(event) }
                     }
                 }
                 return shared.score.state
             }
-            guard let state else { return }
             // Start to start; a round that overran starts the next one at once.
             nextStart = max(started + nanoseconds(configuration.interval(in: state)), creach_monotonic_ns())
         }
-    }
-
-    /// Runs the callbacks queued for this thread, in order, outside the lock.
-    private func runInlineCallbacks() {
-        while true {
-            let work = shared.withLock { shared -> [@Sendable () -> Void] in
-                // Empty: nothing to hand out (and no buffer shared and reallocated, see MonitorCore).
-                guard shared.callersDelivering == 0, !shared.inline.isEmpty else { return [] }
-                defer { shared.inline.removeAll(keepingCapacity: true) }
-                return shared.inline
-            }
-            if work.isEmpty { return }
-            for item in work { item() }
-        }
-    }
-
-    /// The thread's last act: runs what is still queued (an initial event
-    /// handed over just before the stop), then closes the wake-up fd under
-    /// the lock (so no signal can reach a recycled fd number), and marks the
-    /// tracker idle when `stop()` was called on this thread.
-    private func threadFinished() {
-        while true {
-            runInlineCallbacks()
-            let done = shared.withLock { shared -> Bool in
-                if !shared.inline.isEmpty && shared.callersDelivering == 0 { return false }
-                shared.inline.removeAll()
-                if shared.wakeFD >= 0 { close(shared.wakeFD) }
-                shared.wakeFD = -1
-                shared.threadActive = false
-                shared.inRound = false
-                if shared.selfDetached {
-                    shared.selfDetached = false
-                    shared.phase = .idle
-                }
-                return true
-            }
-            if done { break }
-        }
-        pthread_setspecific(UplinkTracker.trackerThreadKey, nil)
     }
 
     /// Probes every host at once (as mwan3track pings all its track IPs),
@@ -450,8 +300,8 @@ public final class UplinkTracker: Sendable {
     /// has its own socket (raw ICMP replies are matched by identifier and
     /// sequence), and the round waits for all of them: none outlives it.
     private func runRound(wakeFD: Int32) -> (Bool, [ProbeResult], ReachabilityError?) {
-        runInlineCallbacks()
-        if shared.withLock({ $0.stopRequested }) { return (false, [], nil) }   // one called stop()
+        worker.runQueued()
+        if worker.stopRequested { return (false, [], nil) }   // one called stop()
         let hosts = configuration.hosts
         let round = RoundAnswers(hosts: hosts.count)
         for index in hosts.indices.dropFirst() {
@@ -466,7 +316,7 @@ public final class UplinkTracker: Sendable {
         round.post(0, probeHost(hosts[0], wakeFD: wakeFD))
         // Callbacks queued meanwhile (a new observer's initial event) wait at
         // most for one probe, not for the whole round.
-        runInlineCallbacks()
+        worker.runQueued()
         let answers = round.waitForAll()
         let results = answers.flatMap(\.results)
         let answered = answers.filter { $0.results.contains { $0.verdict == .answered } }.count

@@ -88,7 +88,9 @@ package final class PendingChanges<Change: Sendable>: Sendable {
 extension ReachabilityChange {
     /// `self` pending, `newer` after it: one change from what the consumer last saw to now.
     package static func coalesced(_ pending: ReachabilityChange, _ newer: ReachabilityChange) -> ReachabilityChange? {
-        if !pending.isInitial, let previous = pending.previous, ResultKey(previous) == ResultKey(newer.evaluation) {
+        if !pending.isInitial, let previous = pending.previous, ResultKey(previous) == ResultKey(newer.evaluation),
+           previous.availableInterfaces == newer.evaluation.availableInterfaces,
+           previous.supportsDNS == newer.evaluation.supportsDNS {
             return nil
         }
         return ReachabilityChange(target: newer.target, evaluation: newer.evaluation, previous: pending.previous,

@@ -65,19 +65,35 @@ private final class ThreadBody {
 /// a firmware program 32 KiB (Examples/Footprint: 425 KiB with it, 393 without).
 final class Locked<Value>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// For `wait(until:)`; only locks made `waitable` have one.
+    private let condition: UnsafeMutablePointer<pthread_cond_t>?
     private var value: Value
 
-    init(_ value: Value) {
+    init(_ value: Value, waitable: Bool = false) {
         self.value = value
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
         precondition(status == 0, "pthread_mutex_init: \(status)")
+        if waitable {
+            condition = .allocate(capacity: 1)
+            condition!.initialize(to: pthread_cond_t())
+            // CLOCK_MONOTONIC is not needed: waits here have no deadline.
+            let status = pthread_cond_init(condition!, nil)
+            precondition(status == 0, "pthread_cond_init: \(status)")
+        } else {
+            condition = nil
+        }
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
+        if let condition {
+            pthread_cond_destroy(condition)
+            condition.deinitialize(count: 1)
+            condition.deallocate()
+        }
     }
 
     /// Runs `body` with the value, holding the lock.
@@ -85,5 +101,20 @@ final class Locked<Value>: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
+    }
+
+    /// Waits, without holding the lock meanwhile, until `done` holds (checked
+    /// under the lock each time another thread calls `broadcast()`).
+    func wait(until done: (inout Value) -> Bool) {
+        guard let condition else { preconditionFailure("wait(until:) on a lock made without waitable") }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !done(&value) { pthread_cond_wait(condition, mutex) }
+    }
+
+    /// Wakes every `wait(until:)` to check its condition again (call after
+    /// changing what they wait for).
+    func broadcast() {
+        if let condition { pthread_cond_broadcast(condition) }
     }
 }

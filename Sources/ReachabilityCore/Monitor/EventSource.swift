@@ -1,0 +1,203 @@
+internal import CReachability
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a monitor's notifications come from: its NETLINK_ROUTE socket
+/// (joined to the link, address, route, rule and nexthop groups), the
+/// buffer it is read into, and what it has learnt of links and addresses
+/// (`EventFilter`). It drains a burst, says which targets it may have
+/// changed (`Burst`), and opens the socket again after a failure. It
+/// decides nothing about targets: that is `MonitorLoop`'s.
+///
+/// Owned by the monitor's event thread (built by `start()` before the
+/// thread exists, then handed over), hence `@unchecked Sendable`.
+final class EventSource: @unchecked Sendable {
+    /// What one burst may have changed, and what it lost.
+    struct Burst {
+        var dirty = MonitorLoop.Dirty()
+        /// Datagrams read that classified as notifications.
+        var messages: UInt64 = 0
+        var overflows: UInt64 = 0
+        var unreadable: UInt64 = 0
+        var malformed: UInt64 = 0
+        var foreign: UInt64 = 0
+        var ignored: UInt64 = 0
+        /// Links deleted in the burst (whose cached kinds must go)...
+        var deletedLinks: [Int32] = []
+        /// ...or forget every cached kind (too many deletions, or events lost).
+        var forgetAllLinks = false
+        /// The socket failed and was opened again (or will be at `reopenAt`).
+        var failed = false
+    }
+
+    private var socket: creach_nl
+    private let buffer: UnsafeMutableRawPointer
+    private let bufferSize = Int(CREACH_DUMP_BUFSIZ)
+    private var filter = EventFilter()
+    private let evaluator: ReachabilityEvaluator
+    private let configuration: ReachabilityMonitor.Configuration
+    /// The socket is closed after a failure and opened again at this time (monotonic ns).
+    private(set) var reopenAt: UInt64?
+
+    /// Opens the event socket (subscribed before the first evaluation, so
+    /// that nothing that happens in between is missed).
+    init(evaluator: ReachabilityEvaluator, configuration: ReachabilityMonitor.Configuration) throws(ReachabilityError) {
+        self.evaluator = evaluator
+        self.configuration = configuration
+        socket = try EventSource.open(evaluator: evaluator, configuration: configuration)
+        buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
+    }
+
+    private static func open(evaluator: ReachabilityEvaluator,
+                             configuration: ReachabilityMonitor.Configuration) throws(ReachabilityError) -> creach_nl {
+        var socket = creach_nl()
+        guard creach_nl_open(&socket, creach_monitor_groups, evaluator.namespaceFD) == 0 else {
+            throw .openingSocket("open NETLINK_ROUTE event socket", in: evaluator.namespace, errno: .current)
+        }
+        if let size = configuration.receiveBufferSize {
+            guard creach_nl_set_rcvbuf(&socket, Int32(clamping: size)) >= 0 else {
+                let error = Errno.current
+                creach_nl_close(&socket)
+                throw .system(operation: "SO_RCVBUF \(size)", errno: error)
+            }
+        }
+        return socket
+    }
+
+    /// Closes the socket and frees the buffer: the end of the run.
+    func close() {
+        creach_nl_close(&socket)
+        buffer.deallocate()
+    }
+
+    /// The socket's descriptor; -1 while it waits to be opened again.
+    var fd: Int32 { socket.fd }
+
+    var portID: UInt32? { socket.fd >= 0 ? socket.portid : nil }
+
+    /// The socket's effective receive buffer, for `counters`.
+    var receiveBufferSize: Int {
+        var socket = socket
+        return Int(max(0, creach_nl_rcvbuf(&socket)))
+    }
+
+    // MARK: Reading
+
+    /// Drains what is queued, then keeps draining while more arrives within
+    /// the settle time (bounded by `maximumSettleTime`), so one burst gives
+    /// one evaluation.
+    ///
+    /// A burst that opens with a link's own state change calls `leadingEdge`
+    /// once, right after the first drain: the RTM_NEWLINK already carries the
+    /// new state, so a link going down or up is reported without waiting for
+    /// the burst to go quiet.
+    func drainBurst(leadingEdge: () -> Void) -> Burst {
+        var burst = Burst()
+        var events = creach_events()
+        var verdict = EventFilter.Verdict()
+        let start = creach_monotonic_ns()
+        let settle = nanoseconds(configuration.settleTime)
+        let limit = nanoseconds(configuration.maximumSettleTime)
+        var first = true
+        while true {
+            drainQueued(&events, verdict: &verdict, into: &burst)
+            guard socket.fd >= 0 else { break }
+            if first && settle > 0 && verdict.link > 0 && events.deleted_count == 0 && events.malformed == 0
+                && burst.overflows == 0 && burst.unreadable == 0 {
+                leadingEdge()
+            }
+            first = false
+            let elapsed = creach_monotonic_ns() &- start
+            guard settle > 0, elapsed < limit else { break }
+            let ready = creach_wait(socket.fd, -1, Int64(min(settle, limit - elapsed)))
+            guard ready > 0 else { break }
+        }
+        // Links and addresses count only when they changed something (`verdict`);
+        // routes, rules and nexthops always do. A nexthop object may carry routes of either family.
+        burst.malformed = UInt64(events.malformed)
+        let lost = events.malformed > 0 || burst.overflows > 0 || burst.unreadable > 0
+        if lost { filter.forgetAll() }
+        if verdict.link > 0 || events.nexthop > 0 || lost { burst.dirty.markAll() }
+        if verdict.addr4 > 0 || events.route4 > 0 || events.rule4 > 0 { burst.dirty.v4 = true }
+        if verdict.addr6 > 0 || events.route6 > 0 || events.rule6 > 0 { burst.dirty.v6 = true }
+        if verdict.link > 0 || verdict.addr4 > 0 || verdict.addr6 > 0 || events.rule4 > 0 || events.rule6 > 0 || lost {
+            burst.dirty.network = true
+        }
+        // Links change the interfaces that can carry packets (NWPath's availableInterfaces).
+        if verdict.link > 0 || lost { burst.dirty.links = true }
+        // A deleted link's cached kind must not be reused for a new link. After
+        // lost or unreadable events an RTM_DELLINK may be among them: forget all.
+        if events.deleted_count > UInt32(CREACH_EVENTS_MAX_DELETED) || lost {
+            burst.forgetAllLinks = true
+        } else if events.deleted_count > 0 {
+            burst.deletedLinks = withUnsafeBytes(of: events.deleted) {
+                Array($0.bindMemory(to: Int32.self).prefix(Int(events.deleted_count)))
+            }
+        }
+        burst.messages = UInt64(events.messages)
+        burst.ignored = UInt64(verdict.ignored)
+        burst.foreign += socket.dropped_foreign
+        socket.dropped_foreign = 0
+        return burst
+    }
+
+    /// Reads every datagram queued now, at most a bounded number (datagrams
+    /// of other senders included), so a flood cannot keep the targets from
+    /// being evaluated nor the thread from seeing a stop.
+    private func drainQueued(_ events: inout creach_events, verdict: inout EventFilter.Verdict, into burst: inout Burst) {
+        for _ in 0..<4096 {
+            let n = creach_nl_recv_event(&socket, buffer, bufferSize)
+            if n == 0 { return }
+            if n < 0 {
+                switch Errno.current.rawValue {
+                case ENOBUFS: burst.overflows += 1           // events were lost: everything is evaluated again
+                case ENOSPC, EBADMSG: burst.unreadable += 1  // this datagram is lost
+                case ENOMSG: break                           // another sender's, dropped (counted by the socket)
+                default:
+                    fail(&burst)
+                    return
+                }
+                continue
+            }
+            // A broken datagram is counted in events.malformed by the classifier.
+            _ = creach_events_classify(buffer, n, &events)
+            filter.apply(datagram: buffer, length: n, to: &verdict)
+        }
+    }
+
+    // MARK: Failure and recovery
+
+    /// The socket failed in a way reading cannot fix: close it and open a new
+    /// one (now, or at `reopenAt`); every target is evaluated again.
+    func fail(_ burst: inout Burst) {
+        burst.foreign += socket.dropped_foreign
+        creach_nl_close(&socket)
+        burst.dirty.markAll()
+        burst.dirty.network = true
+        burst.dirty.links = true
+        burst.failed = true
+        reopen()
+    }
+
+    /// Opens the socket again when `reopenAt` has come; true when it did.
+    func reopenIfDue(now: UInt64) -> Bool {
+        guard let reopenAt, reopenAt <= now else { return false }
+        reopen()
+        return socket.fd >= 0
+    }
+
+    /// Opens a new socket, or schedules another try. What the filter
+    /// remembered may be stale now: a link that changed while no socket
+    /// listened, and came back to the remembered state, must count as a change.
+    private func reopen() {
+        filter.forgetAll()
+        do {
+            socket = try EventSource.open(evaluator: evaluator, configuration: configuration)
+            reopenAt = nil
+        } catch {
+            socket.fd = -1
+            reopenAt = creach_monotonic_ns() &+ nanoseconds(configuration.retryInterval)
+        }
+    }
+}
