@@ -88,6 +88,12 @@ let package = Package(
             name: "CTestSupport",
             path: "Tests/CTestSupport"
         ),
+        // The exporter's own types, in process (ExporterMetrics' one-hot series
+        // under concurrent scrapes): the executable target imported for testing.
+        .testTarget(
+            name: "ReachExporterTests",
+            dependencies: ["reach-exporter", "ReachabilityCore", "CReachability"]
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Reachability", "ReachabilityCore", "CReachability", "CTestSupport"]

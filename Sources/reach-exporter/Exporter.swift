@@ -2,6 +2,10 @@ import NIOCore
 import Reachability
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The monitor and the uplink trackers, feeding `ExporterMetrics`; ready once
 /// every target has its first answer and every uplink its initial state.
 final class Exporter: Sendable {
@@ -17,11 +21,20 @@ final class Exporter: Sendable {
         var isReady: Bool { waitingTargets.isEmpty && waitingUplinks.isEmpty }
     }
     private let readiness: Mutex<Readiness>
+    /// Test only (`REACH_EXPORTER_TEST_BLOCK_EVENT_THREAD=1`, read by
+    /// `ReachExporter.run`): the first change after the initial answers
+    /// blocks the monitor's event thread until `stop()`, as a callback that
+    /// never returns would. The watchdog test makes the thread stuck with it.
+    private let blocksEventThread: Bool
+    /// Set by `stop()`: releases the blocked event thread, so that stopping joins it.
+    private let stopping = Atomic<Bool>(false)
 
     /// Makes the monitor and trackers (nothing runs yet): a namespace that
     /// cannot be opened or a bad tracker configuration fails here.
-    init(configuration: ExporterConfiguration, version: String) throws(ReachabilityError) {
+    init(configuration: ExporterConfiguration, version: String,
+         blocksEventThread: Bool = false) throws(ReachabilityError) {
         self.configuration = configuration
+        self.blocksEventThread = blocksEventThread
         metrics = ExporterMetrics(targets: configuration.targets, uplinks: configuration.uplinks.map(\.interface),
                                   version: version)
         monitor = try ReachabilityMonitor(targets: configuration.targets, namespace: configuration.namespace,
@@ -53,6 +66,12 @@ final class Exporter: Sendable {
             metrics.record(change)
             if change.isInitial { arrived { $0.waitingTargets.remove(change.target) } }
         }
+        if blocksEventThread {
+            monitor.onChange { [self] change in
+                guard !change.isInitial else { return }
+                while !stopping.load(ordering: .acquiring) { usleep(10_000) }
+            }
+        }
         for tracker in trackers {
             tracker.onRound { metrics.record(round: $0) }
             tracker.onEvent { [self] event in
@@ -65,6 +84,7 @@ final class Exporter: Sendable {
     }
 
     func stop() {
+        stopping.store(true, ordering: .releasing)
         for tracker in trackers { tracker.stop() }
         monitor.stop()
     }

@@ -12,18 +12,22 @@ struct ExporterConfiguration {
     var namespace: NetworkNamespace = .current
     var validation: Validation?
     var validationInterval: Duration?
+    /// How long a host-name target waits for its name server (the monitor's
+    /// `resolveTimeout`, 5 s unless given).
+    var resolveTimeout: Duration?
     var uplinks: [UplinkTracker.Configuration] = []
 
     /// The keys of the file, for the message about one that is not.
-    static let keys = ["listen", "targets", "netns", "validation", "validation_interval", "uplinks"]
+    static let keys = ["listen", "targets", "netns", "validation", "validation_interval", "resolve_timeout", "uplinks"]
     static let uplinkKeys = ["interface", "hosts", "method", "interval", "timeout", "failure_interval",
                              "recovery_interval", "down", "up", "reliability", "count", "initial_state"]
 
-    /// The monitor's configuration: validation, if asked for.
+    /// The monitor's configuration: validation, if asked for, and the resolve timeout.
     func monitorConfiguration() -> ReachabilityMonitor.Configuration {
         var configuration = ReachabilityMonitor.Configuration()
         configuration.validation = validation
         if let validationInterval { configuration.validationInterval = validationInterval }
+        if let resolveTimeout { configuration.resolveTimeout = resolveTimeout }
         return configuration
     }
 }
@@ -111,6 +115,9 @@ extension ExporterConfiguration {
         }
         if let node = top["validation_interval"] {
             configuration.validationInterval = try reader.duration(node, "validation_interval")
+        }
+        if let node = top["resolve_timeout"] {
+            configuration.resolveTimeout = try reader.duration(node, "resolve_timeout")
         }
         if let node = top["uplinks"] {
             for (index, item) in try reader.sequence(node, "uplinks").enumerated() {

@@ -63,6 +63,7 @@ struct ReachExporter: AsyncParsableCommand {
             print("listen \(configuration.listen)")
             print("targets \(configuration.targets.map(\.description).joined(separator: " "))")
             if let validation = configuration.validation { print("validation \(validation)") }
+            if let resolveTimeout = configuration.resolveTimeout { print("resolve_timeout \(resolveTimeout)") }
             for uplink in configuration.uplinks {
                 print("uplink \(uplink.interface) hosts \(uplink.hosts.map(\.description).joined(separator: " ")) "
                       + "method \(uplink.method) interval \(uplink.interval)")
@@ -101,7 +102,8 @@ struct ReachExporter: AsyncParsableCommand {
     static func run(_ configuration: ExporterConfiguration) async throws {
         var logger = Logger(label: "reach-exporter")
         logger.logLevel = .notice
-        let exporter = try Exporter(configuration: configuration, version: version)
+        let exporter = try Exporter(configuration: configuration, version: version,
+                                    blocksEventThread: getenv("REACH_EXPORTER_TEST_BLOCK_EVENT_THREAD") != nil)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: MetricsServer
         do {
@@ -112,7 +114,7 @@ struct ReachExporter: AsyncParsableCommand {
         }
         try exporter.start()
         let services = ServiceGroup(
-            services: [server, SystemdService(notifier: SystemdNotifier(), exporter: exporter)],
+            services: [server, SystemdService(notifier: SystemdNotifier(), exporter: exporter, logger: logger)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         do {

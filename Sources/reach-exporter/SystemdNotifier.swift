@@ -1,4 +1,7 @@
+import Logging
+import Reachability
 import ServiceLifecycle
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -62,28 +65,127 @@ struct SystemdNotifier: Sendable {
 
 /// READY=1 once the exporter is ready (every target answered, every uplink
 /// has its state) and the port is bound; then WATCHDOG=1 every half
-/// `WatchdogSec` while the monitor runs; STOPPING=1 on shutdown.
+/// `WatchdogSec` while the monitor's event thread makes progress; STOPPING=1
+/// on shutdown. A shutdown before ready (SIGTERM while a name server does not
+/// answer) ends the wait at once: no READY=1, an exit without waiting for the
+/// lookup's `resolveTimeout`.
 struct SystemdService: Service {
     let notifier: SystemdNotifier
     let exporter: Exporter
+    let logger: Logger
 
     func run() async throws {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            exporter.whenReady { continuation.resume() }
-        }
-        notifier.notify("READY=1\nSTATUS=watching \(exporter.configuration.targets.count) targets, "
-                        + "\(exporter.configuration.uplinks.count) uplinks; serving on \(exporter.configuration.listen)")
-        if let interval = notifier.watchdogInterval {
-            try? await cancelWhenGracefulShutdown {
-                while !Task.isCancelled {
-                    // A monitor that stopped by itself (its namespace went away) gets no more pings.
-                    if exporter.monitor.isRunning { notifier.notify("WATCHDOG=1") }
-                    try await Task.sleep(for: interval)
-                }
+        if await ReadinessWait.ready(exporter) {
+            notifier.notify("READY=1\n" + readyStatus)
+            if let interval = notifier.watchdogInterval {
+                try? await cancelWhenGracefulShutdown { try await watchdog(every: interval) }
+            } else {
+                try? await gracefulShutdown()
             }
-        } else {
-            try? await gracefulShutdown()
         }
         notifier.notify("STOPPING=1")
+    }
+
+    private var readyStatus: String {
+        "STATUS=watching \(exporter.configuration.targets.count) targets, "
+            + "\(exporter.configuration.uplinks.count) uplinks; serving on \(exporter.configuration.listen)"
+    }
+
+    /// WATCHDOG=1 every `interval` while the monitor's event thread answered
+    /// the previous ping, so that systemd restarts an exporter whose thread
+    /// is stuck (a phase flag such as `isRunning` stays true then); STATUS=
+    /// says so while it withholds them.
+    private func watchdog(every interval: Duration) async throws {
+        let liveness = EventThreadLiveness(monitor: exporter.monitor)
+        var stuck = false
+        while !Task.isCancelled {
+            // A monitor that stopped by itself (its namespace went away) gets no more pings.
+            if exporter.monitor.isRunning {
+                if liveness.answeredLastPing {
+                    if stuck { logger.notice("the monitor's event thread answers again; watchdog pings resumed") }
+                    notifier.notify(stuck ? "WATCHDOG=1\n" + readyStatus : "WATCHDOG=1")
+                    stuck = false
+                    // One ping outstanding at most: a stuck thread does not pile them up.
+                    liveness.ping()
+                } else if !stuck {
+                    stuck = true
+                    logger.error("the monitor's event thread is stuck: it did not answer within \(interval); no more watchdog pings")
+                    notifier.notify("STATUS=stuck: the monitor's event thread did not answer within \(interval); watchdog pings withheld")
+                }
+            }
+            try await Task.sleep(for: interval)
+        }
+    }
+}
+
+/// The wait for `Exporter.whenReady` that a graceful shutdown or a
+/// cancellation also ends: whichever comes first resumes the continuation,
+/// and only it.
+final class ReadinessWait: Sendable {
+    private enum State {
+        case waiting(CheckedContinuation<Bool, Never>?)
+        case finished(ready: Bool)
+    }
+    private let state = Mutex(State.waiting(nil))
+
+    /// True once the exporter is ready; false when a shutdown came first.
+    static func ready(_ exporter: Exporter) async -> Bool {
+        let wait = ReadinessWait()
+        // Either handler runs at once when the shutdown or cancellation has begun already.
+        return await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    wait.install(continuation)
+                    exporter.whenReady { wait.finish(ready: true) }
+                }
+            } onCancel: {
+                wait.finish(ready: false)
+            }
+        } onGracefulShutdown: {
+            wait.finish(ready: false)
+        }
+    }
+
+    /// Resumes `continuation` at once when the wait ended before it was made.
+    private func install(_ continuation: CheckedContinuation<Bool, Never>) {
+        let ended = state.withLock { state -> Bool? in
+            if case let .finished(ready) = state { return ready }
+            state = .waiting(continuation)
+            return nil
+        }
+        if let ended { continuation.resume(returning: ended) }
+    }
+
+    /// The first call ends the wait; later ones (readiness after a shutdown) do nothing.
+    private func finish(ready: Bool) {
+        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard case let .waiting(continuation) = state else { return nil }
+            state = .finished(ready: ready)
+            return continuation
+        }
+        continuation?.resume(returning: ready)
+    }
+}
+
+/// Whether the monitor's event thread makes progress: each ping
+/// (`ReachabilityMonitor.pingEventThread`) is numbered, and the thread
+/// records the number at its next turn; it answered when the last number
+/// sent came back. One caller pings (the watchdog loop).
+final class EventThreadLiveness: Sendable {
+    private let monitor: ReachabilityMonitor
+    private let sent = Atomic<UInt64>(0)
+    private let answered = Atomic<UInt64>(0)
+
+    init(monitor: ReachabilityMonitor) { self.monitor = monitor }
+
+    /// The last ping ran on the event thread (true before the first).
+    var answeredLastPing: Bool { answered.load(ordering: .acquiring) == sent.load(ordering: .relaxed) }
+
+    func ping() {
+        let number = sent.load(ordering: .relaxed) &+ 1
+        sent.store(number, ordering: .relaxed)
+        let sent = monitor.pingEventThread { [self] in answered.store(number, ordering: .releasing) }
+        // A monitor that is not running has no thread to be stuck: nothing is outstanding.
+        if !sent { answered.store(number, ordering: .releasing) }
     }
 }

@@ -72,6 +72,40 @@ final class ExporterTests: NamespaceTestCase {
         return running
     }
 
+    /// The exporter as systemd starts a `Type=notify` service: `NOTIFY_SOCKET`
+    /// names the test's socket; stderr is kept for failure messages. Stopped
+    /// (SIGTERM) when the test ends if it still runs.
+    func startNotifiedExporter(_ arguments: [String], notify: NotifySocket,
+                               environment: [String: String] = [:]) throws -> (process: Process, errors: Pipe) {
+        let process = Process()
+        process.executableURL = try exporterBinary()
+        process.arguments = arguments
+        process.environment = ["NOTIFY_SOCKET": notify.path, "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        addTeardownBlock { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        return (process, errors)
+    }
+
+    /// Whether `pid` catches SIGTERM (/proc/PID/status, SigCgt): the exporter's
+    /// service group traps it once it runs, and from then on SIGTERM is an
+    /// orderly shutdown rather than death by signal.
+    func catchesSIGTERM(_ pid: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+        return mask & (1 << (UInt64(SIGTERM) - 1)) != 0
+    }
+
+    /// Waits up to `timeout` seconds for `process` to exit; the seconds it took, nil if it still runs.
+    func waitForExit(_ process: Process, timeout: TimeInterval) -> TimeInterval? {
+        let started = Date()
+        while process.isRunning && Date().timeIntervalSince(started) < timeout { usleep(5000) }
+        return process.isRunning ? nil : Date().timeIntervalSince(started)
+    }
+
     func makeUplinkNamespace() throws -> TestNamespace {
         let ns = try makeNamespace()
         ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
@@ -100,6 +134,7 @@ final class ExporterTests: NamespaceTestCase {
             ("listen: 127.0.0.1:\(port)\nuplinks:\n  - hosts: [192.0.2.1]\n", ":3: uplinks[0]: needs 'interface'"),
             ("listen: [127.0.0.1\n", "not valid YAML"),
             ("listen: 127.0.0.1:\(port)\nvalidation_interval: 5s\n", "validation_interval needs validation"),
+            ("listen: 127.0.0.1:\(port)\nresolve_timeout: 0s\n", ":2: resolve_timeout: expected a duration such as 5s"),
         ]
         for (index, (text, expected)) in cases.enumerated() {
             let path = directory.appendingPathComponent("bad-\(index).yml").path
@@ -144,37 +179,11 @@ final class ExporterTests: NamespaceTestCase {
         let ns = try makeUplinkNamespace()
         ns.run("route add unreachable 10.2.0.0/16")
         let port = try freePort()
-        // The notify socket: a datagram socket of the test's own.
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-notify-\(getpid())-\(port)").path
-        unlink(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        defer { close(fd); unlink(path) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        XCTAssertEqual(bound, 0, String(cString: strerror(errno)))
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        func nextMessage() -> String? {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = recv(fd, &buffer, buffer.count, 0)
-            return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
-        }
-
-        let binary = try exporterBinary()
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--netns", ns.name, "--target", "10.1.0.7", "--target", "10.2.0.9", "--listen", "127.0.0.1:\(port)"]
-        process.environment = ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000", "PATH": "/usr/bin:/bin"]
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        addTeardownBlock { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        let notify = try NotifySocket(name: "\(port)")
+        func nextMessage() -> String? { notify.next(timeout: 10) }
+        let (process, errors) = try startNotifiedExporter(
+            ["--netns", ns.name, "--target", "10.1.0.7", "--target", "10.2.0.9", "--listen", "127.0.0.1:\(port)"],
+            notify: notify, environment: ["WATCHDOG_USEC": "400000"])
 
         let ready = try XCTUnwrap(nextMessage(), "no READY=1 within 10 s")
         XCTAssertTrue(ready.hasPrefix("READY=1\n"), ready)
@@ -218,6 +227,80 @@ final class ExporterTests: NamespaceTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
         XCTAssertEqual(try get("http://127.0.0.1:\(port)/-/healthy").status, 0, "the port is still open after exit")
+    }
+
+    /// SIGTERM while a host-name target still waits for a name server that
+    /// never answers: the exporter is not ready (no READY=1), and it exits 0
+    /// at once rather than when the lookup gives up (resolve_timeout, 30 s here).
+    func testSIGTERMBeforeReadyExitsAtOnce() throws {
+        let ns = try makeNamespaceWhereDNSCannotLeave()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        // The name server is an address behind the test's own veth, whose
+        // peer has no address and drops the query: no answer and no error
+        // (a static neighbour, so not even a failed ARP), the lookup hangs.
+        ns.run("neigh add 10.1.0.53 lladdr 02:00:00:00:00:53 dev va nud permanent")
+        try configureNetns(ns, ["hosts": "127.0.0.1 localhost\n",
+                                "resolv.conf": "nameserver 10.1.0.53\noptions timeout:30 attempts:1\n"])
+        let port = try freePort()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-exporter-slow-\(getpid())-\(port).yml").path
+        try """
+            listen: 127.0.0.1:\(port)
+            netns: \(ns.name)
+            targets: [slow.reach-test]
+            resolve_timeout: 30s
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        let notify = try NotifySocket(name: "\(port)")
+        let (process, errors) = try startNotifiedExporter(["--config", path], notify: notify)
+        XCTAssertTrue(eventually("the exporter to trap SIGTERM", timeout: 10, interval: 5000) {
+            catchesSIGTERM(process.processIdentifier)
+        })
+        XCTAssertEqual(try get("http://127.0.0.1:\(port)/-/ready").status, 503, "ready before the name answered")
+
+        kill(process.processIdentifier, SIGTERM)
+        let waited = try XCTUnwrap(waitForExit(process, timeout: 15), "still running 15 s after SIGTERM")
+        XCTAssertLessThan(waited, 1.5, "exited \(waited) s after SIGTERM: shutdown waited for the name server (resolve_timeout 30 s)")
+        XCTAssertEqual(process.terminationStatus, 0, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        var messages: [String] = []
+        while let message = notify.next(timeout: 0) { messages.append(message) }
+        XCTAssertEqual(messages, ["STOPPING=1"], "never ready, so no READY=1")
+        print("exporter: exit \(process.terminationStatus) \(String(format: "%.3f", waited)) s after SIGTERM before ready; notified \(messages)")
+    }
+
+    /// WATCHDOG=1 only while the monitor's event thread makes progress: a
+    /// test-only hook (REACH_EXPORTER_TEST_BLOCK_EVENT_THREAD) blocks it in the
+    /// first change's callback; the pings stop, and STATUS= says why.
+    func testWatchdogStopsWhenTheEventThreadIsStuck() throws {
+        let ns = try makeUplinkNamespace()
+        let port = try freePort()
+        let notify = try NotifySocket(name: "\(port)")
+        let (process, errors) = try startNotifiedExporter(
+            ["--netns", ns.name, "--target", "10.1.0.7", "--listen", "127.0.0.1:\(port)"], notify: notify,
+            environment: ["WATCHDOG_USEC": "200000", "REACH_EXPORTER_TEST_BLOCK_EVENT_THREAD": "1"])
+        let ready = try XCTUnwrap(notify.next(timeout: 10), "no READY=1 within 10 s")
+        XCTAssertTrue(ready.hasPrefix("READY=1\n"), ready)
+        // Every 0.1 s while the thread runs.
+        for _ in 0 ..< 3 { XCTAssertEqual(notify.next(timeout: 2), "WATCHDOG=1") }
+
+        ns.run("link set va down")   // the change's callback blocks the event thread
+        var afterBlock: [String] = []
+        var quiet = false
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            // A second without a message is ten missed pings.
+            guard let message = notify.next(timeout: 1) else { quiet = true; break }
+            afterBlock.append(message)
+        }
+        XCTAssertTrue(quiet, "WATCHDOG=1 still arrives 5 s after the event thread blocked: \(afterBlock.count) messages, last \(afterBlock.suffix(3))")
+        XCTAssertTrue(afterBlock.contains { $0.hasPrefix("STATUS=") && $0.contains("stuck") }, "\(afterBlock.suffix(3))")
+        // The pings that went out between the flip and the block.
+        XCTAssertLessThanOrEqual(afterBlock.filter { $0 == "WATCHDOG=1" }.count, 3, "\(afterBlock)")
+
+        // Shutdown releases the hook: an orderly exit still.
+        kill(process.processIdentifier, SIGTERM)
+        XCTAssertNotNil(waitForExit(process, timeout: 10), "still running 10 s after SIGTERM")
+        XCTAssertEqual(process.terminationStatus, 0, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        print("exporter: after the event thread blocked: \(afterBlock)")
     }
 
     /// An uplink tracker's state, score and every round's probes reach the
@@ -356,5 +439,44 @@ final class ExporterTests: NamespaceTestCase {
         let changes = try query(webPort, "reach_target_changes_total")
         XCTAssertEqual(changes, ["gw1": "2", "gw2": "0"])
         print("prometheus: changes(\(reachable)[2m]) = \(history); min_over_time = \(lowest); reach_target_changes_total = \(changes)")
+    }
+}
+
+/// A datagram socket of the test's own, given to the exporter as systemd's
+/// `NOTIFY_SOCKET`; closed and unlinked when released.
+final class NotifySocket {
+    let path: String
+    private let fd: Int32
+
+    init(name: String) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-notify-\(getpid())-\(name)").path
+        unlink(path)
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw TestStopped(reason: "socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else {
+            let reason = "bind \(path): \(String(cString: strerror(errno)))"
+            close(fd)
+            throw TestStopped(reason: reason)
+        }
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+    }
+
+    /// The next message, waiting up to `timeout` seconds (0: only one already there); nil when none came.
+    func next(timeout: TimeInterval) -> String? {
+        var pending = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pending, 1, Int32(timeout * 1000)) == 1 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
     }
 }
