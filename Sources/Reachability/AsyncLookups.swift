@@ -47,32 +47,39 @@ extension Prober {
 }
 
 extension HostResolver {
-    /// `startLookUp` awaited, with a timeout: the answer or `.resolutionTimedOut`, whichever comes first.
+    /// `startLookUp` awaited, with a timeout: the answer or `.resolutionTimedOut`,
+    /// whichever comes first. A lookup that times out while it waits for a
+    /// resolver thread is withdrawn before this returns, so callers that try
+    /// again and again while a name server never answers do not fill the queue.
     static func resolve(_ host: String, in namespace: NamespaceHandle, timeout: Duration) async throws(ReachabilityError) -> [IPAddress] {
         let pending = Pending()
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>) in
             pending.install(continuation)
+            do throws(ReachabilityError) {
+                let lookUp = try startLookUp(host, in: namespace) { pending.finish($0) }
+                // Before the timer exists, so that a timeout always withdraws the lookup before it resumes the caller.
+                pending.onFinish { lookUp.cancel() }
+            } catch {
+                pending.finish(.failure(error))
+                return
+            }
             let timer = Task {
                 try? await Task.sleep(for: timeout)
                 pending.finish(.failure(.resolutionTimedOut(host: host)))
             }
             pending.onFinish { timer.cancel() }
-            do throws(ReachabilityError) {
-                try startLookUp(host, in: namespace) { pending.finish($0) }
-            } catch {
-                pending.finish(.failure(error))
-            }
         }
         return try result.get()
     }
 }
 
-/// Resumes the continuation exactly once, whichever of answer and timeout comes first.
+/// Resumes the continuation exactly once, whichever of answer and timeout
+/// comes first, after running the actions that clean up after the other.
 private final class Pending: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>?
         var result: Result<[IPAddress], ReachabilityError>?
-        var onFinish: (@Sendable () -> Void)?
+        var onFinish: [@Sendable () -> Void] = []
     }
     private let state = Mutex(State())
 
@@ -80,23 +87,24 @@ private final class Pending: Sendable {
         state.withLock { $0.continuation = continuation }
     }
 
+    /// Runs `action` when the result is in, before the caller resumes; at once if it is in already.
     func onFinish(_ action: @escaping @Sendable () -> Void) {
         let finished = state.withLock { state -> Bool in
             if state.result != nil { return true }
-            state.onFinish = action
+            state.onFinish.append(action)
             return false
         }
         if finished { action() }
     }
 
     func finish(_ result: Result<[IPAddress], ReachabilityError>) {
-        let (continuation, action) = state.withLock { state -> (CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>?, (@Sendable () -> Void)?) in
-            guard state.result == nil else { return (nil, nil) }
+        let (continuation, actions) = state.withLock { state -> (CheckedContinuation<Result<[IPAddress], ReachabilityError>, Never>?, [@Sendable () -> Void]) in
+            guard state.result == nil else { return (nil, []) }
             state.result = result
-            defer { state.continuation = nil; state.onFinish = nil }
+            defer { state.continuation = nil; state.onFinish = [] }
             return (state.continuation, state.onFinish)
         }
-        action?()
+        for action in actions { action() }
         continuation?.resume(returning: result)
     }
 }

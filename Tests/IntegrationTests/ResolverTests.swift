@@ -40,6 +40,8 @@ final class ResolverTests: NamespaceTestCase {
 
     func testResolverThreadsAreBoundedAndHoldTheirNamespace() async throws {
         let ns = try makeNamespace()
+        let queued = (0 ..< 4).map { "queued\($0).test" }
+        try configureNetns(ns, ["hosts": queued.enumerated().map { "10.1.0.\(10 + $0.offset) \($0.element)\n" }.joined()])
         let gate = DispatchSemaphore(value: 0)
         let waiting = Atomic<Int>(0)
         HostResolver.beforeLookUp = { _ in
@@ -48,7 +50,7 @@ final class ResolverTests: NamespaceTestCase {
         }
         defer {
             HostResolver.beforeLookUp = nil
-            for _ in 0 ..< HostResolver.maximumInFlight { gate.signal() }
+            for _ in 0 ..< HostResolver.maximumInFlight + queued.count { gate.signal() }
         }
         var evaluator: ReachabilityEvaluator? = try ReachabilityEvaluator(namespace: .named(ns.name))
         let fd = try XCTUnwrap(evaluator?.namespaceFD)
@@ -57,29 +59,58 @@ final class ResolverTests: NamespaceTestCase {
 
         // Every lookup times out while its thread is held in the resolver.
         var outcomes: [String] = []
-        for i in 0 ..< HostResolver.maximumInFlight + 4 {
+        for i in 0 ..< HostResolver.maximumInFlight {
             let answer = try await evaluator!.evaluate(.host("held\(i).test"), resolveTimeout: .milliseconds(20))
             outcomes.append(answer.error.map { "\($0)" } ?? "answered")
         }
-        XCTAssertEqual(waiting.load(ordering: .relaxed), HostResolver.maximumInFlight, "threads beyond the bound never started")
+        XCTAssertTrue(outcomes.allSatisfy { $0.contains("timed out") }, "\(outcomes)")
+        // Lookups past the bound wait for a thread: they neither start one nor fail.
+        let answers = Mutex<[String: [IPAddress]]>([:])
+        for name in queued {
+            try HostResolver.startLookUp(name, in: evaluator!.namespaceHandle) { result in
+                answers.withLock { $0[name] = (try? result.get()) ?? [] }
+            }
+        }
+        XCTAssertTrue(eventually(timeout: 5) { waiting.load(ordering: .relaxed) == HostResolver.maximumInFlight })
         XCTAssertEqual(HostResolver.threadsInFlight, HostResolver.maximumInFlight)
-        XCTAssertTrue(outcomes.prefix(HostResolver.maximumInFlight).allSatisfy { $0.contains("timed out") }, "\(outcomes)")
-        XCTAssertTrue(outcomes.suffix(4).allSatisfy { $0.contains("lookups already in flight") }, "\(outcomes)")
+        XCTAssertEqual(HostResolver.lookUpsQueued, queued.count)
+        XCTAssertEqual(resolverThreads(), HostResolver.maximumInFlight, "resolver threads in /proc/self/task")
+        XCTAssertTrue(answers.withLock { $0.isEmpty }, "\(answers.withLock { $0 })")
 
         // The evaluator goes; the held threads still hold the namespace: its fd is not closed (or reused).
         evaluator = nil
         let after = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")
         XCTAssertEqual(after, identity, "the namespace fd stays open while a resolver thread holds it")
 
-        for _ in 0 ..< HostResolver.maximumInFlight { gate.signal() }
+        // Each held thread that ends hands its place to the longest-queued lookup.
+        for _ in 0 ..< HostResolver.maximumInFlight + queued.count { gate.signal() }
+        var mostThreads = 0
         let deadline = Date().addingTimeInterval(10)
-        while HostResolver.threadsInFlight > 0 && Date() < deadline { usleep(2_000) }
+        while HostResolver.threadsInFlight > 0 && Date() < deadline {
+            mostThreads = max(mostThreads, HostResolver.threadsInFlight)
+            usleep(500)
+        }
         XCTAssertEqual(HostResolver.threadsInFlight, 0)
+        XCTAssertLessThanOrEqual(mostThreads, HostResolver.maximumInFlight)
+        XCTAssertEqual(HostResolver.lookUpsQueued, 0)
+        XCTAssertEqual(waiting.load(ordering: .relaxed), HostResolver.maximumInFlight + queued.count)
+        XCTAssertEqual(answers.withLock { $0 }, Dictionary(uniqueKeysWithValues: queued.enumerated().map {
+            ($0.element, [IPAddress("10.1.0.\(10 + $0.offset)")!])
+        }))
         let closed = Date().addingTimeInterval(5)
         while (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) == identity && Date() < closed {
             usleep(2_000)
         }
         XCTAssertNotEqual(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"), identity,
                           "closed once the last thread let go")
+    }
+
+    /// The library's resolver threads alive now, by their name in /proc.
+    private func resolverThreads() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter {
+            (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == ThreadRole.resolver.rawValue
+        }.count
     }
 }

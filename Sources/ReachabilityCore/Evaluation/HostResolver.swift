@@ -7,37 +7,187 @@ import Glibc
 /// slow resolver blocks neither the caller nor Swift's cooperative pool. The
 /// thread enters the evaluator's network namespace first, so a name resolves
 /// as it would for a process in that namespace.
+///
+/// getaddrinfo cannot be cancelled, so a thread whose caller gave up runs on
+/// until the resolver does. With a name server that never answers, threads
+/// would pile up: at most `maximumInFlight` run at once, across the process,
+/// and lookups past them wait for one in a queue, first come first served.
+/// A thread that ends starts the longest-waiting lookup on a thread of its
+/// own (it cannot take the lookup itself: it stays in its lookup's namespace).
 package enum HostResolver {
-    /// Resolver threads alive at once, across the process. getaddrinfo cannot
-    /// be cancelled, so a thread whose caller timed out runs on until the
-    /// resolver gives up; with a name server that never answers, lookups
-    /// beyond this fail at once (typed) instead of piling up threads.
+    /// Resolver threads alive at once, across the process.
     static let maximumInFlight = 16
-    private static let inFlight = Locked(0)
+    /// Lookups waiting for a resolver thread, across the process. A monitor
+    /// queues at most one per target and an async caller withdraws its lookup
+    /// when it times out, so this only stops what nothing else bounds (a
+    /// monitor started again and again while its name server never answers):
+    /// 4096 waiting lookups hold under a megabyte.
+    static let maximumQueued = 4096
+    private static let state = Locked(State())
     /// Called on a resolver thread before it looks `host` up (tests hold it there).
     nonisolated(unsafe) static var beforeLookUp: (@Sendable (String) -> Void)?
 
     /// The number of resolver threads alive now.
-    static var threadsInFlight: Int { inFlight.withLock { $0 } }
+    static var threadsInFlight: Int { state.withLock { $0.threads } }
+
+    /// The number of lookups waiting for a resolver thread now.
+    static var lookUpsQueued: Int { state.withLock { $0.queue.count } }
+
+    /// A lookup `startLookUp` took on: one still waiting for a thread can be withdrawn.
+    package struct LookUp: Sendable {
+        /// Its place in the queue; 0 when it had a thread at once.
+        fileprivate let ticket: UInt64
+
+        /// Withdraws the lookup if it still waits for a thread: it never runs
+        /// and its completion is never called. Returns whether it did; a
+        /// lookup already on its thread runs to its end.
+        @discardableResult
+        package func cancel() -> Bool {
+            guard ticket != 0 else { return false }
+            // Released after the lock: the lookup holds a namespace handle, which may close its fd.
+            let withdrawn = HostResolver.state.withLock { $0.queue.remove(ticket) }
+            return withdrawn != nil
+        }
+    }
 
     /// Looks `host` up on a resolver thread of its own (which holds the
     /// namespace until it ends) and hands the answer to `completion` there.
-    /// Throws `.resolutionFailed` when `maximumInFlight` lookups are running.
+    /// When `maximumInFlight` threads run, the lookup waits for one (holding
+    /// the namespace too); if no thread can be created for it then, its
+    /// completion gets that error on the thread that found out. Throws when
+    /// no thread can be created now, or (a local limit) when
+    /// `maximumQueued` lookups wait already.
+    @discardableResult
     package static func startLookUp(_ host: String, in namespace: NamespaceHandle,
-                            completion: @escaping @Sendable (Result<[IPAddress], ReachabilityError>) -> Void) throws(ReachabilityError) {
-        guard inFlight.withLock({ $0 += 1; return $0 }) <= maximumInFlight else {
-            inFlight.withLock { $0 -= 1 }
-            throw .resolutionFailed(host: host, reason: "\(maximumInFlight) lookups already in flight (is a name server not answering?)")
-        }
-        do {
-            try startThread(.resolver) {
-                defer { inFlight.withLock { $0 -= 1 } }
-                beforeLookUp?(host)
-                completion(Result { () throws(ReachabilityError) in try lookUp(host, in: namespace) })
+                                    completion: @escaping @Sendable (Result<[IPAddress], ReachabilityError>) -> Void)
+        throws(ReachabilityError) -> LookUp {
+        let request = Request(host: host, namespace: namespace, completion: completion)
+        switch state.withLock({ $0.admit(request) }) {
+        case .full:
+            throw .resolutionFailed(host: host, reason: "\(maximumQueued) lookups already queued in this process")
+        case let .queued(ticket):
+            return LookUp(ticket: ticket)
+        case .thread:
+            do {
+                try startResolverThread(for: request)
+            } catch {
+                // Its place may be what a lookup queued meanwhile waits for.
+                handOff()
+                throw error
             }
-        } catch {
-            inFlight.withLock { $0 -= 1 }
-            throw error
+            return LookUp(ticket: 0)
+        }
+    }
+
+    /// Runs `request` on a thread of its own, which has a place already, and
+    /// hands the place on when it is done.
+    private static func startResolverThread(for request: Request) throws(ReachabilityError) {
+        try startThread(.resolver) {
+            beforeLookUp?(request.host)
+            request.completion(Result { () throws(ReachabilityError) in try lookUp(request.host, in: request.namespace) })
+            handOff()
+        }
+    }
+
+    /// Gives up a thread's place: to the longest-waiting lookup, started on a
+    /// thread of its own, or back when none waits. A lookup whose thread
+    /// cannot be created gets the error, and the place goes to the next. (An
+    /// ending thread's last act is to start its successor: for that moment
+    /// the process has one resolver thread more, on its way out.)
+    private static func handOff() {
+        while let next = state.withLock({ $0.next() }) {
+            do {
+                try startResolverThread(for: next)
+                return
+            } catch {
+                next.completion(.failure(error))
+            }
+        }
+    }
+
+    /// A lookup as `startLookUp` took it.
+    private struct Request: Sendable {
+        let host: String
+        let namespace: NamespaceHandle
+        let completion: @Sendable (Result<[IPAddress], ReachabilityError>) -> Void
+    }
+
+    /// What became of a lookup `startLookUp` took.
+    private enum Admission {
+        /// It has a place and runs on a thread now.
+        case thread
+        /// It waits for a place under this ticket.
+        case queued(UInt64)
+        /// `maximumQueued` lookups wait already.
+        case full
+    }
+
+    /// The places taken and the lookups waiting for one.
+    private struct State {
+        var threads = 0
+        var queue = Queue()
+
+        mutating func admit(_ request: Request) -> Admission {
+            if threads < HostResolver.maximumInFlight {
+                threads += 1
+                return .thread
+            }
+            guard queue.count < HostResolver.maximumQueued else { return .full }
+            return .queued(queue.append(request))
+        }
+
+        /// The longest-waiting lookup, which takes an ending thread's place;
+        /// nil, with the place given back, when none waits.
+        mutating func next() -> Request? {
+            if let request = queue.popFirst() { return request }
+            threads -= 1
+            return nil
+        }
+    }
+
+    /// Waiting lookups, oldest first. Tickets grow with each lookup queued,
+    /// so a withdrawal finds its lookup by binary search.
+    private struct Queue {
+        private struct Entry {
+            let ticket: UInt64
+            /// nil once started (kept until the array is compacted, so that taking the first is amortised O(1)).
+            var request: Request?
+        }
+        /// Entries before `head` have started; those from `head` on wait.
+        private var entries: [Entry] = []
+        private var head = 0
+        private var lastTicket: UInt64 = 0
+
+        var count: Int { entries.count - head }
+
+        /// Queues `request`; returns its ticket (never 0).
+        mutating func append(_ request: Request) -> UInt64 {
+            lastTicket += 1
+            entries.append(Entry(ticket: lastTicket, request: request))
+            return lastTicket
+        }
+
+        mutating func popFirst() -> Request? {
+            guard head < entries.count else { return nil }
+            let request = entries[head].request
+            entries[head].request = nil
+            head += 1
+            if head * 2 >= entries.count {
+                entries.removeFirst(head)
+                head = 0
+            }
+            return request
+        }
+
+        /// Removes the waiting lookup with `ticket`, if it still waits.
+        mutating func remove(_ ticket: UInt64) -> Request? {
+            var low = head, high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if entries[middle].ticket < ticket { low = middle + 1 } else { high = middle }
+            }
+            guard low < entries.count, entries[low].ticket == ticket else { return nil }
+            return entries.remove(at: low).request
         }
     }
 
