@@ -86,7 +86,7 @@ struct Track: AsyncParsableCommand {
             printing.cancel()
         }
         defer { termination.cancel() }
-        try tracker.start()
+        try termination.start { try tracker.start() }
         await printing.value
     }
 

@@ -35,7 +35,7 @@ struct Watch: AsyncParsableCommand {
         let changes = monitor.changes()
         let termination = stopOnSIGTERM { monitor.stop() }
         defer { termination.cancel() }
-        try monitor.start()
+        try termination.start { try monitor.start() }
         for await change in changes {
             if kernel.json {
                 printLine(change.json.rendered)
@@ -59,7 +59,8 @@ enum QuickWatch {
     static func run(_ arguments: [String]) -> Int32? {
         guard let (targets, json) = QuickCheck.parse(arguments, command: "watch", defaultTargets: [.internet]) else { return nil }
         // Blocked before the monitor's thread exists (it inherits the mask), so
-        // only `sigwait` below takes SIGTERM.
+        // only `sigwait` below takes SIGTERM; one that comes before the start
+        // stays pending until then, so it stops the monitor too (issue 27).
         var terminate = sigset_t()
         sigemptyset(&terminate)
         sigaddset(&terminate, SIGTERM)
@@ -73,6 +74,7 @@ enum QuickWatch {
                     change.humanLines.forEach(printLine)
                 }
             }
+            TestHooks.pauseBeforeStart()
             try monitor.start()
             var received: Int32 = 0
             while sigwait(&terminate, &received) != 0 {}

@@ -234,6 +234,73 @@ final class CLITests: NamespaceTestCase {
         }
     }
 
+    // MARK: SIGTERM before the start (issue 27)
+
+    /// `reach watch` through the parser (--netns): a SIGTERM that comes after
+    /// the handler is in place but before the monitor started still ends it
+    /// with exit 0; before, `stop()` on the idle monitor did nothing and the
+    /// watch ran on.
+    func testWatchStopsOnASIGTERMBeforeTheMonitorStarts() throws {
+        let ns = try makeLAN()
+        try expectStopOnSIGTERMBeforeStart(["watch", "10.1.0.7", "--netns", ns.name], in: ns)
+    }
+
+    /// `reach track`: the same for the tracker.
+    func testTrackStopsOnASIGTERMBeforeTheTrackerStarts() throws {
+        let ns = try makeLAN()
+        try expectStopOnSIGTERMBeforeStart(["track", "--netns", ns.name, "--interface", "va", "--host", "10.1.0.7"],
+                                           in: ns)
+    }
+
+    /// QuickWatch (addresses only, no --netns: run inside the namespace)
+    /// blocks SIGTERM before the pause; the signal waits, pending, until its
+    /// `sigwait` after the start takes it.
+    func testQuickWatchStopsOnASIGTERMBeforeTheMonitorStarts() throws {
+        let ns = try makeLAN()
+        try expectStopOnSIGTERMBeforeStart(["watch", "10.1.0.7"], in: ns, handledWhen: { running in
+            // The process's shared pending set (/proc/PID/status ShdPnd, hex) holds SIGTERM.
+            let status = (try? String(contentsOfFile: "/proc/\(running.pid)/status", encoding: .utf8)) ?? ""
+            let pending = status.split(separator: "\n").first { $0.hasPrefix("ShdPnd:") }
+                .flatMap { UInt64($0.dropFirst("ShdPnd:".count).trimmingCharacters(in: .whitespaces), radix: 16) }
+            return (pending ?? 0) & (1 << UInt64(SIGTERM - 1)) != 0
+        })
+    }
+
+    /// Runs `reach ARGS...` inside `ns` with REACH_TEST_PAUSE_BEFORE_START,
+    /// which pauses it just before it starts watching; sends SIGTERM there,
+    /// waits until `handledWhen` says the command has taken it (by default its
+    /// "SIGTERM handled" line: the stop has run), lets it go on, and expects
+    /// exit 0 within 2 s.
+    private func expectStopOnSIGTERMBeforeStart(
+        _ arguments: [String], in ns: TestNamespace,
+        handledWhen handled: ((RunningProcess) -> Bool)? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("reach-pause-\(getpid())-\(UUID().uuidString)").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0, String(cString: strerror(errno)), file: file, line: line)
+        defer { unlink(fifo) }
+        let running = try startReach(arguments, under: ["netns", "exec", ns.name, "/usr/bin/env",
+                                                        "REACH_TEST_PAUSE_BEFORE_START=\(fifo)"], file: file, line: line)
+        guard eventually(timeout: 10, { running.stderr.contains("reach: test: paused before start\n") }) else {
+            return XCTFail("\(arguments[0]) did not pause: \(running.stderr)", file: file, line: line)
+        }
+        kill(running.pid, SIGTERM)
+        let taken = handled ?? { $0.stderr.contains("reach: test: SIGTERM handled\n") }
+        XCTAssertTrue(eventually(timeout: 5, { taken(running) }), "SIGTERM not taken: \(running.stderr)", file: file, line: line)
+        // Go on: the byte ends the pause (no reader: ENXIO, the command is gone).
+        let writer = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(writer, 0, "open \(fifo): \(String(cString: strerror(errno)))", file: file, line: line)
+        if writer >= 0 {
+            var byte: UInt8 = 1
+            XCTAssertEqual(write(writer, &byte, 1), 1, file: file, line: line)
+            close(writer)
+        }
+        let status = running.waitForExit(timeout: 2)
+        XCTAssertEqual(status, 0, "\(arguments[0]) after a SIGTERM before its start: \(running.stderr)", file: file, line: line)
+        // Still running: it may ignore the teardown's SIGTERM as well.
+        if status == nil { kill(running.pid, SIGKILL) }
+    }
+
     func testBadInputExitsTwoWithOneLine() throws {
         let ns = try makeLAN()
         let missingNamespace = "\(TestNamespace.prefix)does-not-exist-\(getpid())"
