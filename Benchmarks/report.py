@@ -4,6 +4,7 @@ hot paths beside their limits (ratios within the same run, goals checked) and
 PNG plots drawn with gnuplot.
 
 Usage: report.py RESULTS_DIR OUT_DIR
+       report.py --delivery MONITOR.json   (the delivery table of one Monitor run)
 RESULTS_DIR holds package-benchmark's `histogramPercentiles` TSV files
 (Current_run.TARGET.NAME.METRIC.histogram.percentiles.tsv) and monitor.json
 from the Monitor executable; OUT_DIR/peers.md, when `make bench-startup`
@@ -66,6 +67,17 @@ def peers(out):
     return found
 
 
+def received(monitor, section, step):
+    """Where an `onChange` callback on the monitor's thread received each change
+    (glib-monitor stamps GLib's in its signal handler too); the monitor's own
+    stamp for a monitor.json from before the delivery figures."""
+    part = (monitor.get("delivery_ms") or {}).get(section)
+    if part and "monitor_thread" in part["kinds"]:
+        return part["kinds"]["monitor_thread"]["delivery"].get(step, [])
+    old = {"link": "latency_ms", "link_settle0": "latency_settle0_ms"}[section]
+    return (monitor.get(old) or {}).get(step, [])
+
+
 def beside_glib(monitor, out):
     """The issue's figures, GLib's and ours side by side, ratio reach / GLib."""
     rows = []
@@ -93,14 +105,14 @@ def beside_glib(monitor, out):
             add(what, p[label][0], p[label][1], fmt)
     glib = monitor.get("glib_latency_ms")
     if glib:
-        ours = monitor["latency_ms"]["down"] + monitor["latency_ms"]["up"]
-        fast = (monitor.get("latency_settle0_ms") or {}).get("down", []) + (monitor.get("latency_settle0_ms") or {}).get("up", [])
+        ours = received(monitor, "link", "down") + received(monitor, "link", "up")
+        fast = received(monitor, "link_settle0", "down") + received(monitor, "link_settle0", "up")
         l = lambda v: f"{v:.3f} ms"
         first, right = glib["first"], glib["right"]
         add("link flap → first notification, median (above the kernel's message)", statistics.median(first),
             statistics.median(ours), l)
         add("  p99", p99(first), p99(ours), l)
-        down = monitor["latency_ms"]["down"]
+        down = received(monitor, "link", "down")
         add("  link down alone, median (GLib: both ways)", statistics.median(first), statistics.median(down), l)
         add("  link down alone, p99 (GLib: both ways)", p99(first), p99(down), l)
         add("link flap → the right answer, median", statistics.median(right), statistics.median(ours), l)
@@ -110,7 +122,56 @@ def beside_glib(monitor, out):
     return rows
 
 
+KINDS = [("monitor_thread", "`onChange` (default: the monitor's thread)"),
+         ("dispatch", "`onChange(on: .dispatch(queue))`"),
+         ("stream", "`changes()` stream, a task"),
+         ("reach_watch", "`reach watch --json` lines")]
+
+
+def delivery_rows(monitor):
+    """Issue 27: latency where each observer receives the change, beside the
+    monitor's own stamp, both above the kernel's first message (ms)."""
+    delivery = monitor.get("delivery_ms")
+    if not delivery:
+        return []
+    rows = []
+    for section, steps, what in [
+            ("link", ["down"], "link down"), ("link", ["up"], "link up"),
+            ("route", ["away", "back"], "default route moved"),
+            ("link_churn", ["down"], "link down, steady route churn"),
+            ("link_churn_following", ["down"], "link down, route churn after it")]:
+        part = delivery.get(section)
+        if not part:
+            continue
+        if "churn_interval_ms" in part:
+            what += f" (settle {part['settle_ms']:g}/{part['maximum_settle_ms']:g} ms)"
+        for kind, label in KINDS:
+            result = part["kinds"].get(kind)
+            if not result:
+                continue
+            stamp = [v for step in steps for v in result["evaluation"].get(step, [])]
+            received = [v for step in steps for v in result["delivery"].get(step, [])]
+            if not received:
+                continue
+            late = [r - e for r, e in zip(received, stamp)]
+            rows.append((what, label, f"{len(received)}", f"{statistics.median(stamp):.3f}", f"{p99(stamp):.3f}",
+                         f"**{statistics.median(received):.3f}**", f"**{p99(received):.3f}**",
+                         f"{statistics.median(late):.3f}", f"{p99(late):.3f}"))
+    return rows
+
+
+def delivery_table(monitor):
+    rows = delivery_rows(monitor)
+    table = ["| change | received by | changes | monitor's stamp, median | p99 | received, median | p99 "
+             "| received − stamp, median | p99 |", "|---|---|---|---|---|---|---|---|---|"]
+    return table + ["| " + " | ".join(row) + " |" for row in rows] if rows else []
+
+
 def main():
+    if sys.argv[1] == "--delivery":
+        # One Monitor run alone (before/after a change): the delivery table.
+        print("\n".join(delivery_table(json.load(open(sys.argv[2], encoding="utf-8")))))
+        return
     results, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     rows = []
@@ -141,7 +202,8 @@ def main():
     # The monitor.
     monitor = json.load(open(os.path.join(results, "monitor.json"), encoding="utf-8"))
     lat = monitor["latency_ms"]["down"] + monitor["latency_ms"]["up"]
-    rows.append((f"change latency, kernel's first message → change ({len(lat)} changes)",
+    rows.append((f"change latency, kernel's first message → the monitor's stamp ({len(lat)} changes; "
+                 "where observers receive it: below)",
                  f"median {statistics.median(lat):.3f} ms", f"p99 {p99(lat):.3f} ms, max {max(lat):.3f} ms",
                  f"median ≤ 1 ms {check(statistics.median(lat) <= 1)}", ""))
     for kind in ["down", "up"]:
@@ -169,6 +231,7 @@ def main():
 
     table = ["| measurement | value | compared | goal | mallocs |", "|---|---|---|---|---|"]
     table += ["| " + " | ".join(row) + " |" for row in rows]
+    delivery = delivery_table(monitor)
     glib_rows = beside_glib(monitor, out)
     glib_table = ["| figure | GLib 2.74 GNetworkMonitor | reach | ratio |", "|---|---|---|---|"]
     glib_table += ["| " + " | ".join(row) + " |" for row in glib_rows]
@@ -181,12 +244,29 @@ two measurements of the same run (medians). Classification times are per call
 
 {chr(10).join(table)}
 
+## Where the observer receives the change
+
+The same changes timed where each kind of observer gets them (its own
+CLOCK_MONOTONIC stamp, taken first thing in the callback or task, or as a
+`reach watch --json` line arrives on a pipe), beside the stamp the monitor
+puts on the change when it finds it (`timeNanoseconds`, `time_ns`), all in ms
+above the kernel's first message. Each kind has a monitor (or a `reach`) of
+its own with that one observer. A link is flapped by ioctl; the default route
+is moved to another uplink and back with `ip route replace`. Route churn adds
+and deletes an unrelated route every {churn_interval(monitor)} ms: steadily
+(each flap lands anywhere in a burst), or in a train that starts as each flap
+is done (the flap's message opens the burst).
+
+{chr(10).join(delivery) if delivery else "(no delivery figures in monitor.json)"}
+
 ## Beside GLib's GNetworkMonitor
 
 The peer a Linux user would pick instead (Benchmarks/Peers: glib-monitor.c on
 Debian's libglib2.0-dev), measured in the same run; start-up and RSS from
 `make bench-startup` (peers.md), latency from the Monitor benchmark, both
-above the kernel's first RTNLGRP_LINK message as a raw C listener sees it.
+where a callback receives the change (GLib's signal handler, our default
+`onChange`), above the kernel's first RTNLGRP_LINK message as a raw C
+listener sees it.
 GLib's first signal comes at once but often says the old thing: its right
 answer comes with a later signal.
 
@@ -202,13 +282,22 @@ answer comes with a later signal.
         f.write(text)
     with open(os.path.join(out, "table.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(table) + "\n")
+    with open(os.path.join(out, "delivery.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(delivery) + "\n")
     with open(os.path.join(out, "glib.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(glib_table) + "\n")
     plot(monitor, out)
     plot_glib(monitor, out)
     print("\n".join(table))
     print()
+    print("\n".join(delivery))
+    print()
     print("\n".join(glib_table))
+
+
+def churn_interval(monitor):
+    part = (monitor.get("delivery_ms") or {}).get("link_churn") or {}
+    return f"{part.get('churn_interval_ms', 1):g}"
 
 
 def plot(monitor, out):
@@ -271,7 +360,7 @@ def plot_glib(monitor, out):
         if label in p:
             bars.append((short, p[label][0] / 1024, p[label][1] / 1024))
     if glib:
-        ours = monitor["latency_ms"]["down"] + monitor["latency_ms"]["up"]
+        ours = received(monitor, "link", "down") + received(monitor, "link", "up")
         bars.append(("flap → right\\nanswer (ms)", statistics.median(glib["right"]), statistics.median(ours)))
     if not bars:
         return

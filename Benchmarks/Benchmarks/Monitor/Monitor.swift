@@ -1,13 +1,20 @@
 // Kernel-timed measurements of ReachabilityMonitor, against real network
 // namespaces (needs root):
 //
-//   1. change latency: IFF_UP of a veth flipped with an ioctl, until the
-//      monitor's change (its CLOCK_MONOTONIC timestamp);
+//   1. change latency above the kernel's first message of the change, for
+//      a link flap (IFF_UP of a veth flipped with an ioctl) and a route change
+//      (the default route moved to another uplink and back), both where the
+//      monitor stamped the change (its CLOCK_MONOTONIC timestamp) and where
+//      the observer received it: an `onChange` callback on the monitor's
+//      thread, one on a Dispatch queue, the `changes()` stream, and the lines
+//      of `reach watch --json`; link flaps again over background route churn
+//      (settleTime 5 ms, maximumSettleTime 50 ms), and with settleTime 0;
 //   2. start-to-first-answer and RSS of a fresh process against 0, 10k and
 //      100k routes (and after 1000 route changes);
 //   3. CPU of this process to absorb a burst of 100k route notifications.
 //
-//   Monitor [--flaps N] [--quick] --output PATH.json
+//   Monitor [--flaps N] [--route-changes N] [--churn-flaps N] [--churn-interval-us N]
+//           [--reach PATH | --no-reach] [--quick] [--latency-only] [--glib GLIB-MONITOR] --output PATH.json
 //   Monitor child-rss --netns NAME          (internal: one sample of 2.)
 //
 // Every namespace is `reach-bench-<pid>-<n>` and is deleted before exiting,
@@ -271,15 +278,31 @@ final class Namespaces: Sendable {
         let name = try create()
         try ip(name, "link add va type veth peer name vb", "addr add 10.1.0.1/24 dev va", "link set va up",
                "link set vb up")
-        let deadline = Date().addingTimeInterval(5)
-        while true {
-            let line = try run(ipPath, ["-n", name, "-o", "link", "show", "dev", "va"]).stdout
-            if line.contains(" state UP ") { break }
-            guard Date() < deadline else { throw BenchmarkError("va in \(name) never came up: \(line)") }
-            usleep(20_000)
-        }
+        try waitUntilUp("va", in: name)
         try ip(name, "route add default via 10.1.0.254")
         return name
+    }
+
+    /// `createWithUplink()` plus a second uplink vc (10.2.0.1/24) ⟷ vd, both
+    /// up, with no route through it but its own prefix: the default route can
+    /// be moved there (via 10.2.0.254) and back.
+    func createWithTwoUplinks() throws -> String {
+        let name = try createWithUplink()
+        try ip(name, "link add vc type veth peer name vd", "addr add 10.2.0.1/24 dev vc", "link set vc up",
+               "link set vd up")
+        try waitUntilUp("vc", in: name)
+        return name
+    }
+
+    /// Polls (up to 5 s) until `device` in `namespace` is operationally up.
+    private func waitUntilUp(_ device: String, in namespace: String) throws {
+        let deadline = Date().addingTimeInterval(5)
+        while true {
+            let line = try run(ipPath, ["-n", namespace, "-o", "link", "show", "dev", device]).stdout
+            if line.contains(" state UP ") { return }
+            guard Date() < deadline else { throw BenchmarkError("\(device) in \(namespace) never came up: \(line)") }
+            usleep(20_000)
+        }
     }
 
     func delete(_ name: String) {
@@ -331,15 +354,6 @@ final class Recorder: @unchecked Sendable {
         }
         return changes
     }
-
-    /// The first change from index `start` on whose reachability is `reachable`.
-    func waitForChange(from start: Int, reachable: Bool, timeout: Double) -> (ReachabilityChange, Int)? {
-        guard let changes = wait(timeout: timeout, until: { changes in
-            changes.dropFirst(start).contains { !$0.isInitial && $0.isReachable == reachable }
-        }) else { return nil }
-        let index = changes.indices.dropFirst(start).first { !changes[$0].isInitial && changes[$0].isReachable == reachable }!
-        return (changes[index], index)
-    }
 }
 
 let probe = Target.address(IPAddress("10.1.0.7")!)
@@ -376,13 +390,22 @@ func setLink(_ device: String, up: Bool, socket fd: Int32) throws -> UInt64 {
     return start
 }
 
+/// The netlink multicast groups a change is announced in (linux/rtnetlink.h).
+enum NetlinkGroup: UInt32 {
+    /// `RTNLGRP_LINK`: a link's flags and state.
+    case link = 1
+    /// `RTNLGRP_IPV4_ROUTE`: IPv4 routes.
+    case ipv4Route = 7
+}
+
 /// The kernel's own first message of each change: a raw C listener
-/// (CBenchLimits) subscribed to RTNLGRP_LINK in the namespace, on a thread of
-/// its own (SCHED_FIFO, so it wakes before any other thread) that notes
-/// CLOCK_MONOTONIC as each datagram wakes it. Every latency below is measured
-/// above this stamp: the limit any listener has. Netlink sockets carry no
-/// SO_TIMESTAMP, so a wake-up is the nearest stamp there is; a flap whose
-/// listener stamp still came after the change is counted, not measured.
+/// (CBenchLimits) subscribed to the change's netlink groups (RTNLGRP_LINK
+/// unless told) in the namespace, on a thread of its own (SCHED_FIFO, so it
+/// wakes before any other thread) that notes CLOCK_MONOTONIC as each datagram
+/// wakes it. Every latency below is measured above this stamp: the limit any
+/// listener has. Netlink sockets carry no SO_TIMESTAMP, so a wake-up is the
+/// nearest stamp there is; a change whose listener stamp still came after the
+/// monitor's is counted, not measured.
 final class KernelListener: @unchecked Sendable {
     private let condition = NSCondition()
     private var stamps: [UInt64] = []
@@ -390,10 +413,22 @@ final class KernelListener: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let fd: Int32
 
-    init(namespace: String) throws {
+    init(namespace: String, groups: Set<NetlinkGroup> = [.link]) throws {
         fd = try onThreadInside(namespace) { () throws -> Int32 in
             let fd = bench_link_listener()
             guard fd >= 0 else { throw BenchmarkError("link listener: \(String(cString: strerror(errno)))") }
+            // The C listener joins RTNLGRP_LINK at bind; other groups are joined
+            // (and that one left) afterwards, so one listener serves every change.
+            let solNetlink: Int32 = 270, addMembership: Int32 = 1, dropMembership: Int32 = 2
+            for group in [NetlinkGroup.link, .ipv4Route] where groups.contains(group) != (group == .link) {
+                var number = group.rawValue
+                let option = groups.contains(group) ? addMembership : dropMembership
+                guard setsockopt(fd, solNetlink, option, &number, socklen_t(MemoryLayout<UInt32>.size)) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    close(fd)
+                    throw BenchmarkError("listener: netlink group \(group.rawValue): \(reason)")
+                }
+            }
             return fd
         }
         let fd = fd
@@ -499,68 +534,458 @@ final class GLibPeer: @unchecked Sendable {
     }
 }
 
-struct LatencyResult {
-    /// Kernel's first message → our change, per direction (ms).
-    var down: [Double] = []
-    var up: [Double] = []
-    /// The ioctl → the kernel's first message (ms): what no listener can save.
-    var kernel: [Double] = []
-    /// Changes that arrived besides the one each flap waited for.
-    var extraChanges = 0
-    /// Flaps whose listener stamp came after the change (left out).
-    var lateListener = 0
+// MARK: Where the observer receives the change (issue 27)
+
+/// How an observer receives changes. Each is measured with a monitor (or a
+/// `reach` process) of its own that has this one observer, as an application
+/// would have it, so no observer's work delays another's.
+enum DeliveryKind: String, CaseIterable, Sendable {
+    /// `onChange` on the default queue: the callback runs on the monitor's thread.
+    case monitorThread = "monitor_thread"
+    /// `onChange(on: .dispatch(queue))`, a serial queue.
+    case dispatch
+    /// `changes()`, iterated by a task.
+    case stream
+    /// The lines of `reach watch --json` in the namespace, read from a pipe here.
+    case reachWatch = "reach_watch"
+
+    /// The kinds that run in this process (every kind but `reach`).
+    static let inProcess: [DeliveryKind] = [.monitorThread, .dispatch, .stream]
 }
 
-/// `flaps` flaps of va (down, then up) under a monitor of 10.1.0.7 with
-/// `settleTime`; each change's stamp above the kernel's first message.
-func measureLatency(flaps: Int, settleTime: Duration? = nil) throws -> LatencyResult {
-    let namespace = try Namespaces.shared.createWithUplink()
+/// One change where its observer received it.
+struct Delivery: Sendable {
+    /// CLOCK_MONOTONIC when the observer got it, in nanoseconds.
+    var received: UInt64
+    /// The monitor's own stamp of the change (`timeNanoseconds`; `time_ns` of
+    /// `reach`): where it was found, which is what the old figure measured.
+    var evaluated: UInt64
+    var isInitial: Bool
+    var isReachable: Bool
+    /// The output interface of the target's primary address.
+    var interface: String?
+}
+
+extension Delivery {
+    init(_ change: ReachabilityChange, received: UInt64) {
+        self.init(received: received, evaluated: change.timeNanoseconds, isInitial: change.isInitial,
+                  isReachable: change.isReachable, interface: change.interface)
+    }
+
+    /// One line of `reach watch --json` that arrived at `received`; nil when it is not one.
+    init?(jsonLine line: String, received: UInt64) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let time = (object["time_ns"] as? NSNumber)?.uint64Value,
+              let initial = object["initial"] as? Bool, let reachable = object["reachable"] as? Bool else { return nil }
+        self.init(received: received, evaluated: time, isInitial: initial, isReachable: reachable,
+                  interface: object["interface"] as? String)
+    }
+}
+
+/// The deliveries of one observer, in order, waited on by the measuring thread.
+final class DeliveryRecorder: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var deliveries: [Delivery] = []
+
+    func record(_ delivery: Delivery) {
+        condition.lock()
+        deliveries.append(delivery)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return deliveries.count
+    }
+
+    /// The first delivery from index `start` on for which `predicate` holds, waiting up to `timeout` seconds.
+    func first(from start: Int, timeout: Double, where predicate: (Delivery) -> Bool) -> Delivery? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let hit = deliveries.dropFirst(start).first(where: predicate) { return hit }
+            if !condition.wait(until: deadline) { return deliveries.dropFirst(start).first(where: predicate) }
+        }
+    }
+}
+
+/// `reach watch --json TARGET` in a namespace, started through `ip netns exec`
+/// so that it takes the path a user's `reach watch --json` takes; each line is
+/// stamped here as it arrives on the pipe.
+final class ReachWatch: @unchecked Sendable {
+    private let process = Process()
+    private let output = Pipe()
+
+    init(executable: String, namespace: String, target: String, into recorder: DeliveryRecorder) throws {
+        process.executableURL = URL(fileURLWithPath: ipPath)
+        process.arguments = ["netns", "exec", namespace, executable, "watch", "--json", target]
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { throw BenchmarkError("cannot start \(executable): \(error)") }
+        let fd = output.fileHandleForReading.fileDescriptor
+        Thread {
+            var pending: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = read(fd, &chunk, chunk.count)
+                let received = monotonicNanoseconds()
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return }
+                pending += chunk[..<count]
+                while let newline = pending.firstIndex(of: 10) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    if let delivery = Delivery(jsonLine: line, received: received) {
+                        recorder.record(delivery)
+                    } else {
+                        log("warning: reach watch printed a line that is not a change: \(line)")
+                    }
+                }
+            }
+        }.start()
+    }
+
+    func stop() {
+        process.terminate()   // SIGTERM: reach stops its monitor and exits 0
+        process.waitUntilExit()
+    }
+}
+
+/// One observer of `kind` that records the changes of one target in a
+/// namespace, with the receiver's stamp taken first thing on receipt.
+final class Observer {
+    let recorder = DeliveryRecorder()
+    private var monitor: ReachabilityMonitor?
+    private var watch: ReachWatch?
+    private var consumer: Task<Void, Never>?
+
+    init(_ kind: DeliveryKind, of change: ChangeKind, namespace: String, configuration: ReachabilityMonitor.Configuration,
+         reach: String?) throws {
+        let recorder = recorder
+        if kind == .reachWatch {
+            guard let reach else { throw BenchmarkError("reach_watch needs a reach executable (--reach)") }
+            watch = try ReachWatch(executable: reach, namespace: namespace, target: change.reachArgument, into: recorder)
+            return
+        }
+        let monitor = try ReachabilityMonitor(targets: [change.target], namespace: .named(namespace),
+                                              configuration: configuration)
+        self.monitor = monitor
+        switch kind {
+        case .monitorThread:
+            monitor.onChange { reported in
+                let received = monotonicNanoseconds()
+                recorder.record(Delivery(reported, received: received))
+            }
+        case .dispatch:
+            monitor.onChange(on: .dispatch(DispatchQueue(label: "reach-bench.delivery"))) { reported in
+                let received = monotonicNanoseconds()
+                recorder.record(Delivery(reported, received: received))
+            }
+        case .stream:
+            let changes = monitor.changes()   // before start(): the initial state is its first element
+            consumer = Task.detached {
+                for await reported in changes {
+                    let received = monotonicNanoseconds()
+                    recorder.record(Delivery(reported, received: received))
+                }
+            }
+        case .reachWatch:
+            break
+        }
+        try monitor.start()
+    }
+
+    /// The in-process monitor's counters, for an error message.
+    var counters: String { monitor.map { "\($0.counters)" } ?? "(in reach)" }
+
+    func stop() {
+        monitor?.stop()   // also ends the stream
+        consumer?.cancel()
+        watch?.stop()
+    }
+}
+
+/// One step of a change: what is done to the namespace, and the answer it brings.
+enum Step: String, CaseIterable, Sendable {
+    /// va down: 10.1.0.7 (on va's prefix) becomes unreachable.
+    case down
+    /// va up again: reachable.
+    case up
+    /// The default route moved from va to vc: the internet is reached over vc.
+    case away
+    /// And back to va.
+    case back
+}
+
+/// What changes under the monitor, a cycle of steps, announced by the kernel
+/// in the netlink groups the kernel listener joins.
+enum ChangeKind: String, Sendable {
+    /// IFF_UP of va flipped by ioctl (down, up), watching 10.1.0.7.
+    case link
+    /// `ip route replace default` from va's gateway to vc's and back, watching
+    /// the internet: its interface changes.
+    case route
+
+    var steps: [Step] { self == .link ? [.down, .up] : [.away, .back] }
+    var target: Target { self == .link ? probe : .internet }
+    /// The same target as `reach` takes it.
+    var reachArgument: String { self == .link ? "10.1.0.7" : "internet" }
+    var groups: Set<NetlinkGroup> { self == .link ? [.link] : [.ipv4Route] }
+
+    func makeNamespace() throws -> String {
+        self == .link ? try Namespaces.shared.createWithUplink() : try Namespaces.shared.createWithTwoUplinks()
+    }
+
+    /// Whether `delivery` is the state before the first step.
+    func isStartingState(_ delivery: Delivery) -> Bool {
+        delivery.isInitial && delivery.isReachable && delivery.interface == "va"
+    }
+
+    /// Whether `delivery` is the answer `step` brings.
+    func isAnswer(_ delivery: Delivery, to step: Step) -> Bool {
+        guard !delivery.isInitial else { return false }
+        switch step {
+        case .down: return !delivery.isReachable
+        case .up: return delivery.isReachable
+        case .away: return delivery.isReachable && delivery.interface == "vc"
+        case .back: return delivery.isReachable && delivery.interface == "va"
+        }
+    }
+
+    /// Makes `step` happen; returns CLOCK_MONOTONIC just before.
+    func perform(_ step: Step, in namespace: String, control: Int32) throws -> UInt64 {
+        switch step {
+        case .down, .up:
+            return try setLink("va", up: step == .up, socket: control)
+        case .away, .back:
+            // `ip` takes a few milliseconds to start, before the change: they
+            // count in the action → kernel figure, not in any latency.
+            let start = monotonicNanoseconds()
+            try ip(namespace, "route replace default via \(step == .away ? "10.2.0.254" : "10.1.0.254")")
+            return start
+        }
+    }
+}
+
+/// Route changes that keep the monitor's bursts from going quiet, as a
+/// routing daemon's would: an unrelated route (203.0.113.0/24 dev lo) added
+/// and deleted again and again, one change every `interval`. With a settle
+/// time longer than `interval` a burst lasts until `maximumSettleTime`.
+enum Churn {
+    /// All along, from a thread of its own: each step lands in a burst
+    /// already under way (after a random pause, so anywhere in it).
+    case steady(interval: Duration)
+    /// A train of `changes` that starts as each step is done, the way a
+    /// daemon answers a link going down: the step's message opens the burst.
+    case following(interval: Duration, changes: Int)
+
+    var interval: Duration {
+        switch self {
+        case let .steady(interval), let .following(interval, _): return interval
+        }
+    }
+}
+
+/// The thread that makes a `Churn` in a namespace, through its own netlink
+/// socket (CBenchLimits' `bench_route_toggle`: each change waits for its ack).
+final class RouteChurn: @unchecked Sendable {
+    private let running = Atomic<Bool>(true)
+    private let changes = Atomic<Int>(0)
+    private let failure = Mutex<String?>(nil)
+    private let finished = DispatchSemaphore(value: 0)
+    /// For `.following`: one signal starts a train, one signal says it ended.
+    private let trainRequested = DispatchSemaphore(value: 0)
+    private let trainDone = DispatchSemaphore(value: 0)
+
+    init(namespace: String, churn: Churn) throws {
+        let fd = try onThreadInside(namespace) { () throws -> Int32 in
+            let fd = bench_nl_open()
+            guard fd >= 0 else { throw BenchmarkError("churn socket: \(String(cString: strerror(errno)))") }
+            return fd
+        }
+        let pause = useconds_t(churn.interval / .microseconds(1))
+        Thread { [self] in
+            let size = 8192
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+            defer { buffer.deallocate(); close(fd); finished.signal() }
+            var sequence: UInt32 = 0
+            var add = true
+            /// One route change, then the pause; false when it failed.
+            func change() -> Bool {
+                let error = bench_route_toggle(fd, add ? 1 : 0, 1, &sequence, buffer, size)   // 1: lo, in every namespace
+                guard error == 0 else {
+                    failure.withLock { $0 = "route churn: \(String(cString: strerror(-error)))" }
+                    return false
+                }
+                add.toggle()
+                changes.add(1, ordering: .relaxed)
+                usleep(pause)
+                return true
+            }
+            while running.load(ordering: .relaxed) {
+                switch churn {
+                case .steady:
+                    guard change() else { return }
+                case let .following(_, count):
+                    guard trainRequested.wait(timeout: .now() + .milliseconds(100)) == .success else { continue }
+                    defer { trainDone.signal() }
+                    for _ in 0 ..< count where running.load(ordering: .relaxed) {
+                        guard change() else { return }
+                    }
+                }
+            }
+        }.start()
+    }
+
+    /// `.following`: starts a train of changes.
+    func startTrain() { trainRequested.signal() }
+
+    /// `.following`: waits (up to 5 s) until the train started last has ended.
+    func waitForTrain() throws {
+        guard trainDone.wait(timeout: .now() + 5) == .success else {
+            throw BenchmarkError(failure.withLock { $0 } ?? "a train of route changes did not end within 5 s")
+        }
+    }
+
+    /// Stops the churn (again: no effect); the route changes it made.
+    func stop() throws -> Int {
+        running.store(false, ordering: .relaxed)
+        finished.wait()
+        finished.signal()   // so that a second stop() returns too
+        if let failure = failure.withLock({ $0 }) { throw BenchmarkError(failure) }
+        return changes.load(ordering: .relaxed)
+    }
+}
+
+/// One delivery kind over the cycles of one change kind: per step, the
+/// monitor's stamp and the observer's receipt, in ms above the kernel's
+/// first message.
+struct DeliveryResult {
+    /// The monitor's stamp (`timeNanoseconds`, or `time_ns` of `reach`).
+    var evaluation: [Step: [Double]] = [:]
+    /// The observer's stamp when it received the change.
+    var delivery: [Step: [Double]] = [:]
+    /// The action → the kernel's first message (ms): what no listener can save.
+    var kernel: [Double] = []
+    /// Changes that arrived besides the one each step waited for.
+    var extraChanges = 0
+    /// Steps whose listener stamp came after the monitor's (left out).
+    var lateListener = 0
+    /// Route changes the background churn made meanwhile; nil without churn.
+    var churnChanges: Int?
+
+    var json: [String: Any] {
+        func byStep(_ values: [Step: [Double]]) -> [String: [Double]] {
+            Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, $0.value.map(rounded)) })
+        }
+        var json: [String: Any] = ["evaluation": byStep(evaluation), "delivery": byStep(delivery),
+                                   "kernel": kernel.map(rounded), "extra_changes": extraChanges,
+                                   "late_listener": lateListener]
+        if let churnChanges { json["churn_changes"] = churnChanges }
+        return json
+    }
+}
+
+/// `cycles` cycles of `change` (each step once, 5 ms apart) under one
+/// observer of `kind` whose monitor has `configuration` (`reach` has the
+/// defaults), with route churn when given.
+func measureDelivery(_ change: ChangeKind, via kind: DeliveryKind, cycles: Int,
+                     configuration: ReachabilityMonitor.Configuration = .init(), churn: Churn? = nil,
+                     reach: String? = nil) throws -> DeliveryResult {
+    let namespace = try change.makeNamespace()
     defer { Namespaces.shared.delete(namespace) }
     let control = try linkControlSocket(namespace)
     defer { close(control) }
-    let kernel = try KernelListener(namespace: namespace)
+    let kernel = try KernelListener(namespace: namespace, groups: change.groups)
     defer { kernel.stop() }
-
-    var configuration = ReachabilityMonitor.Configuration()
-    if let settleTime { configuration.settleTime = settleTime }
-    let monitor = try ReachabilityMonitor(targets: [probe], namespace: .named(namespace), configuration: configuration)
-    defer { monitor.stop() }
-    let recorder = Recorder()
-    monitor.onChange { recorder.record($0) }
-    try monitor.start()
-    guard let initial = recorder.wait(timeout: 10, until: { $0.contains(where: \.isInitial) })?.first else {
-        throw BenchmarkError("no initial state within 10 s")
+    let observer = try Observer(kind, of: change, namespace: namespace, configuration: configuration, reach: reach)
+    defer { observer.stop() }
+    let recorder = observer.recorder
+    guard let initial = recorder.first(from: 0, timeout: 10, where: \.isInitial) else {
+        throw BenchmarkError("\(kind.rawValue): no initial state within 10 s")
     }
-    guard initial.isReachable else { throw BenchmarkError("10.1.0.7 is not reachable at the start: \(initial.status)") }
+    guard change.isStartingState(initial) else {
+        throw BenchmarkError("\(change.reachArgument) does not start reachable over va: \(initial)")
+    }
     usleep(50_000)   // let the set-up's notifications pass
+    let churner = try churn.map { try RouteChurn(namespace: namespace, churn: $0) }
+    defer { _ = try? churner?.stop() }
+    let longestBurst = UInt32(nanoseconds(configuration.maximumSettleTime) / 1000)
 
-    var result = LatencyResult()
+    var result = DeliveryResult()
     let before = recorder.count
-    for flap in 0 ..< flaps {
-        for up in [false, true] {
+    for cycle in 0 ..< cycles {
+        for step in change.steps {
+            if case .steady = churn { usleep(UInt32.random(in: 0 ... longestBurst)) }
             let start = recorder.count
-            let t0 = try setLink("va", up: up, socket: control)
-            guard let (change, _) = recorder.waitForChange(from: start, reachable: up, timeout: 2) else {
-                throw BenchmarkError("flap \(flap + 1): no change to \(up ? "reachable" : "not reachable") within 2 s "
-                    + "after va \(up ? "up" : "down") (counters \(monitor.counters))")
+            let t0 = try change.perform(step, in: namespace, control: control)
+            if case .following = churn { churner?.startTrain() }
+            guard let delivery = recorder.first(from: start, timeout: 3, where: { change.isAnswer($0, to: step) }) else {
+                throw BenchmarkError("\(change.rawValue) cycle \(cycle + 1): \(kind.rawValue) received no answer to "
+                    + "\(step.rawValue) within 3 s (counters \(observer.counters))")
             }
             guard let first = kernel.first(after: t0, timeout: 2) else {
-                throw BenchmarkError("flap \(flap + 1): the listener saw no message")
+                throw BenchmarkError("\(change.rawValue) cycle \(cycle + 1): the listener saw no message")
             }
             result.kernel.append(milliseconds(first &- t0))
-            guard first <= change.timeNanoseconds else {
+            if first <= delivery.evaluated {
+                result.evaluation[step, default: []].append(milliseconds(delivery.evaluated - first))
+                result.delivery[step, default: []].append(milliseconds(delivery.received &- first))
+            } else {
                 result.lateListener += 1
-                usleep(5_000)
-                continue
             }
-            let latency = milliseconds(change.timeNanoseconds &- first)
-            if up { result.up.append(latency) } else { result.down.append(latency) }
+            if case .following = churn {
+                // Quiet before the next step, so that its message opens a burst.
+                try churner?.waitForTrain()
+                usleep(UInt32(nanoseconds(configuration.settleTime) / 1000))
+            }
             usleep(5_000)
         }
     }
+    result.churnChanges = try churner?.stop()
     usleep(100_000)
-    result.extraChanges = recorder.count - before - 2 * flaps
+    result.extraChanges = recorder.count - before - change.steps.count * cycles
     return result
+}
+
+/// The repository's top directory: the nearest ancestor of this executable
+/// that holds Benchmarks/report.py (the executable is in Benchmarks/.build).
+func repositoryRoot() throws -> String {
+    var directory = URL(fileURLWithPath: selfExecutable()).deletingLastPathComponent()
+    while directory.path != "/" {
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Benchmarks/report.py").path) {
+            return directory.path
+        }
+        directory = directory.deletingLastPathComponent()
+    }
+    throw BenchmarkError("cannot find the repository above \(selfExecutable()); pass --reach PATH")
+}
+
+/// The `reach` whose `watch --json` is measured: the static build that
+/// `make bench` and Peers/startup.sh use (`make static`) when no source is
+/// newer, else a release build made now, so that the figures are those of the
+/// sources checked out.
+func findReach() throws -> String {
+    let root = try repositoryRoot()
+    let staticBuild = root + "/.build-static/reach"
+    func modified(_ path: String) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+    var newestSource = modified(root + "/Package.swift") ?? .distantPast
+    for directory in ["Sources", "CSupport"] {
+        let enumerator = FileManager.default.enumerator(atPath: root + "/" + directory)
+        while let file = enumerator?.nextObject() as? String {
+            if let date = modified(root + "/" + directory + "/" + file), date > newestSource { newestSource = date }
+        }
+    }
+    if let built = modified(staticBuild), built >= newestSource { return staticBuild }
+    log("   building reach (no .build-static/reach newer than the sources; `make static` makes one)...")
+    try run("/usr/bin/env", ["swift", "build", "-c", "release", "--product", "reach", "--package-path", root])
+    let directory = try run("/usr/bin/env", ["swift", "build", "-c", "release", "--show-bin-path", "--package-path", root])
+    return directory.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + "/reach"
 }
 
 /// The same flaps under GLib's monitor: its first network-changed signal, and
@@ -755,6 +1180,53 @@ func measureBurst(routes: Int) throws -> [String: Any] {
 
 @main
 struct MonitorBenchmark {
+    /// What the command line asks for.
+    struct Options {
+        var flaps: Int?
+        var routeChanges: Int?
+        var churnFlaps: Int?
+        var churnInterval: Duration = .milliseconds(1)
+        var quick = false
+        var latencyOnly = false
+        var output: String?
+        var glib: String?
+        var reach: String?
+        var withReach = true
+
+        static let usage = """
+            usage: Monitor [--flaps N (default 100)] [--route-changes N (default: as --flaps)]
+                           [--churn-flaps N (default 50)] [--churn-interval-us N (default 1000)]
+                           [--reach PATH | --no-reach] [--quick] [--latency-only] [--glib GLIB-MONITOR] --output PATH.json
+            """
+
+        init(_ arguments: [String]) {
+            var rest = arguments[...]
+            func count(_ name: String) -> Int {
+                guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { fail("\(name) needs a positive number") }
+                return value
+            }
+            func path(_ name: String) -> String {
+                guard let value = rest.popFirst() else { fail("\(name) needs a path") }
+                return value
+            }
+            while let argument = rest.popFirst() {
+                switch argument {
+                case "--flaps": flaps = count(argument)
+                case "--route-changes": routeChanges = count(argument)
+                case "--churn-flaps": churnFlaps = count(argument)
+                case "--churn-interval-us": churnInterval = .microseconds(count(argument))
+                case "--quick": quick = true
+                case "--latency-only": latencyOnly = true
+                case "--glib": glib = path(argument)
+                case "--reach": reach = path(argument)
+                case "--no-reach": withReach = false
+                case "--output": output = path(argument)
+                default: fail("unknown argument \(argument)\n" + Options.usage)
+                }
+            }
+        }
+    }
+
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "child-rss" {
@@ -763,31 +1235,13 @@ struct MonitorBenchmark {
             exit(0)
         }
 
-        var flaps: Int?
-        var quick = false
-        var output: String?
-        var glib: String?
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--flaps":
-                guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { fail("--flaps needs a positive number") }
-                flaps = value
-            case "--quick": quick = true
-            case "--glib":
-                guard let value = rest.popFirst() else { fail("--glib needs the path of Peers/glib-monitor") }
-                glib = value
-            case "--output":
-                guard let value = rest.popFirst() else { fail("--output needs a path") }
-                output = value
-            default:
-                fail("unknown argument \(argument)\nusage: Monitor [--flaps N (default 100)] [--quick] [--glib GLIB-MONITOR] --output PATH.json")
-            }
-        }
-        guard let output else { fail("usage: Monitor [--flaps N (default 100)] [--quick] [--glib GLIB-MONITOR] --output PATH.json") }
+        let options = Options(arguments)
+        guard let output = options.output else { fail(Options.usage) }
         guard geteuid() == 0 else { fail("needs root (network namespaces)") }
-        let flapCount = flaps ?? (quick ? 20 : 100)
-        let routeCounts = quick ? [0, 10_000] : [0, 10_000, 100_000]
+        let flapCount = options.flaps ?? (options.quick ? 20 : 100)
+        let routeChangeCount = options.routeChanges ?? flapCount
+        let churnFlapCount = options.churnFlaps ?? (options.quick ? 10 : 50)
+        let routeCounts = options.latencyOnly ? [] : options.quick ? [0, 10_000] : [0, 10_000, 100_000]
 
         // Ctrl-C or a kill: delete the namespaces first.
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
@@ -802,36 +1256,101 @@ struct MonitorBenchmark {
         let began = Date()
         do {
             let (host, kernel) = hostDescription()
-            log("Monitor benchmark: \(flapCount) flaps, routes \(routeCounts), burst 100000 (\(host))")
+            log("Monitor benchmark: \(flapCount) flaps, \(routeChangeCount) route changes each way, \(churnFlapCount) "
+                + "flaps over route churn, routes \(routeCounts)\(options.latencyOnly ? "" : ", burst 100000") (\(host))")
+            let reach = options.withReach ? try options.reach ?? findReach() : nil
+            if let reach { log("reach: \(reach)") }
 
-            log("1. change latency...")
-            let latency = try measureLatency(flaps: flapCount)
+            log("1. change latency, where each observer receives it...")
+            let kinds = reach == nil ? DeliveryKind.inProcess : DeliveryKind.allCases
+            var deliveries: [ChangeKind: [DeliveryKind: DeliveryResult]] = [:]
+            for (change, cycles) in [(ChangeKind.link, flapCount), (.route, routeChangeCount)] {
+                for kind in kinds {
+                    log("   \(change.rawValue), \(kind.rawValue) (\(cycles) cycles)...")
+                    deliveries[change, default: [:]][kind] = try measureDelivery(change, via: kind, cycles: cycles,
+                                                                                 reach: reach)
+                }
+            }
+            // Callbacks on the monitor's thread run when a burst has gone quiet:
+            // under churn, up to maximumSettleTime after the change.
+            var churned = ReachabilityMonitor.Configuration()
+            churned.settleTime = .milliseconds(5)
+            churned.maximumSettleTime = .milliseconds(50)
+            let trainLength = Int(churned.maximumSettleTime / options.churnInterval) + 10
+            let churns: [(key: String, churn: Churn)] = [
+                ("link_churn", .steady(interval: options.churnInterval)),
+                ("link_churn_following", .following(interval: options.churnInterval, changes: trainLength)),
+            ]
+            var churnResults: [String: [DeliveryKind: DeliveryResult]] = [:]
+            for (key, churn) in churns {
+                for kind in DeliveryKind.inProcess {
+                    let every = String(format: "%g ms", milliseconds(nanoseconds(options.churnInterval)))
+                    log("   link, \(kind.rawValue), route churn (\(key), a change every \(every); "
+                        + "\(churnFlapCount) flaps)...")
+                    churnResults[key, default: [:]][kind] = try measureDelivery(
+                        .link, via: kind, cycles: churnFlapCount, configuration: churned, churn: churn)
+                }
+            }
             log("   ...again with settleTime 0 (every notification evaluated at once)...")
-            let immediate = try measureLatency(flaps: flapCount, settleTime: .zero)
+            var settle0 = ReachabilityMonitor.Configuration()
+            settle0.settleTime = .zero
+            let immediate = try measureDelivery(.link, via: .monitorThread, cycles: flapCount, configuration: settle0)
             let glibFlaps = min(flapCount, 20)
             var glibLatency: (first: [Double], right: [Double], missed: Int)?
-            if let glib {
+            if let glib = options.glib {
                 log("   ...and GLib's GNetworkMonitor (\(glibFlaps) flaps)...")
                 glibLatency = try measureGLibLatency(flaps: glibFlaps, executable: glib)
             }
-            log("2. start-to-first-answer and RSS...")
-            let routes = try measureRoutes(counts: routeCounts, repeats: 3)
-            log("3. burst of 100000 route changes...")
-            let burst = try measureBurst(routes: 100_000)
+            var routes: [[String: Any]] = []
+            var burst: [String: Any]?
+            if !options.latencyOnly {
+                log("2. start-to-first-answer and RSS...")
+                routes = try measureRoutes(counts: routeCounts, repeats: 3)
+                log("3. burst of 100000 route changes...")
+                burst = try measureBurst(routes: 100_000)
+            }
 
-            let report: [String: Any] = [
+            // The figures kept from before issue 27: the monitor's stamp with one
+            // onChange observer on its thread (that pass is the same flaps).
+            let latency = deliveries[.link]![.monitorThread]!
+            func section(_ results: [DeliveryKind: DeliveryResult], cycles: Int,
+                         configuration: ReachabilityMonitor.Configuration) -> [String: Any] {
+                var section: [String: Any] = [
+                    "cycles": cycles,
+                    "settle_ms": rounded(milliseconds(nanoseconds(configuration.settleTime))),
+                    "maximum_settle_ms": rounded(milliseconds(nanoseconds(configuration.maximumSettleTime))),
+                    "kinds": Dictionary(uniqueKeysWithValues: results.map { ($0.key.rawValue, $0.value.json) }),
+                ]
+                if results.values.contains(where: { $0.churnChanges != nil }) {   // the churn's pace
+                    section["churn_interval_ms"] = rounded(milliseconds(nanoseconds(options.churnInterval)))
+                }
+                return section
+            }
+            var report: [String: Any] = [
                 "host": host,
                 "kernel": kernel,
-                "latency_ms": ["down": latency.down.map(rounded), "up": latency.up.map(rounded),
+                "latency_ms": ["down": latency.evaluation[.down, default: []].map(rounded),
+                               "up": latency.evaluation[.up, default: []].map(rounded),
                                "kernel": latency.kernel.map(rounded), "extra_changes": latency.extraChanges,
                                "late_listener": latency.lateListener],
-                "latency_settle0_ms": ["down": immediate.down.map(rounded), "up": immediate.up.map(rounded),
+                "latency_settle0_ms": ["down": immediate.evaluation[.down, default: []].map(rounded),
+                                       "up": immediate.evaluation[.up, default: []].map(rounded),
                                        "extra_changes": immediate.extraChanges, "late_listener": immediate.lateListener],
+                "delivery_ms": [
+                    "link": section(deliveries[.link]!, cycles: flapCount, configuration: .init()),
+                    "route": section(deliveries[.route]!, cycles: routeChangeCount, configuration: .init()),
+                    "link_churn": section(churnResults["link_churn"]!, cycles: churnFlapCount, configuration: churned),
+                    "link_churn_following": section(churnResults["link_churn_following"]!, cycles: churnFlapCount,
+                                                    configuration: churned).merging(["train_changes": trainLength]) { $1 },
+                    "link_settle0": section([.monitorThread: immediate], cycles: flapCount, configuration: settle0),
+                ],
                 "glib_latency_ms": glibLatency.map { ["first": $0.first.map(rounded), "right": $0.right.map(rounded),
                                                        "missed": $0.missed] as [String: Any] } ?? NSNull(),
-                "routes": routes,
-                "burst": burst,
             ]
+            if !options.latencyOnly {
+                report["routes"] = routes
+                report["burst"] = burst
+            }
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
             do {
                 try data.write(to: URL(fileURLWithPath: output))
@@ -845,32 +1364,60 @@ struct MonitorBenchmark {
                        values.min() ?? .nan, values.max() ?? .nan)
             }
             log("")
-            log("change latency (\(flapCount) flaps, the kernel's first message → change timestamp):")
-            log("  down: " + figures(latency.down))
-            log("  up:   " + figures(latency.up))
+            log("change latency (\(flapCount) flaps, the kernel's first message → the monitor's timestamp):")
+            log("  down: " + figures(latency.evaluation[.down, default: []]))
+            log("  up:   " + figures(latency.evaluation[.up, default: []]))
             log("  (ioctl → the kernel's first message: " + figures(latency.kernel) + ")")
-            log("  settleTime 0: " + figures(immediate.down + immediate.up))
+            log("  settleTime 0: " + figures(immediate.evaluation.values.flatMap { $0 }))
             log("  changes besides the awaited ones: \(latency.extraChanges), with settleTime 0: \(immediate.extraChanges)")
             log("  listener stamped after the change (left out): \(latency.lateListener), with settleTime 0: \(immediate.lateListener)")
+            log("change latency where the observer receives it (ms above the kernel's first message; median / p99):")
+            log("  change          delivered by      monitor's stamp      received              extra  left out")
+            func summarise(_ label: String, _ steps: [Step], _ results: [DeliveryKind: DeliveryResult]) {
+                for kind in DeliveryKind.allCases {
+                    guard let result = results[kind] else { continue }
+                    for step in steps {
+                        let evaluation = result.evaluation[step, default: []], delivery = result.delivery[step, default: []]
+                        let name = "\(label) \(step.rawValue)", by = kind.rawValue
+                        log("  " + name.padding(toLength: 16, withPad: " ", startingAt: 0)
+                            + by.padding(toLength: 16, withPad: " ", startingAt: 0)
+                            + String(format: "%8.3f / %8.3f  %8.3f / %8.3f  %5d  %d", median(evaluation),
+                                     percentile(evaluation, 0.99), median(delivery), percentile(delivery, 0.99),
+                                     result.extraChanges, result.lateListener))
+                    }
+                }
+            }
+            summarise("link", [.down, .up], deliveries[.link]!)
+            summarise("route", [.away, .back], deliveries[.route]!)
+            summarise("churn", [.down, .up], churnResults["link_churn"]!)
+            summarise("following", [.down, .up], churnResults["link_churn_following"]!)
             if let glibLatency {
                 log("  GLib, first signal:  " + figures(glibLatency.first))
                 log("  GLib, right answer:  " + figures(glibLatency.right) + " (\(glibLatency.missed) missed)")
             }
-            log("start-to-first-answer and RSS (fresh process each, 3 samples; median start, max RSS):")
-            log("  routes    start_ms   rss_kb   rss_after_1000_changes_kb")
-            for row in routes {
-                log(String(format: "  %6d  %9.3f  %7d  %7d", row["routes"] as! Int, row["start_ms"] as! Double,
-                           row["rss_kb"] as! Int, row["rss_after_changes_kb"] as! Int))
+            if let burst {
+                log("start-to-first-answer and RSS (fresh process each, 3 samples; median start, max RSS):")
+                log("  routes    start_ms   rss_kb   rss_after_1000_changes_kb")
+                for row in routes {
+                    log(String(format: "  %6d  %9.3f  %7d  %7d", row["routes"] as! Int, row["start_ms"] as! Double,
+                               row["rss_kb"] as! Int, row["rss_after_changes_kb"] as! Int))
+                }
+                log(String(format: "burst of %d route adds: cpu %.1f ms (this process), wall %.1f ms (ip itself %.1f ms)",
+                           burst["routes"] as! Int, burst["cpu_ms"] as! Double, burst["wall_ms"] as! Double,
+                           burst["ip_wall_ms"] as! Double))
+                log("  events \(burst["events"]!), reevaluations \(burst["reevaluations"]!), overflows \(burst["overflows"]!)")
             }
-            log(String(format: "burst of %d route adds: cpu %.1f ms (this process), wall %.1f ms (ip itself %.1f ms)",
-                       burst["routes"] as! Int, burst["cpu_ms"] as! Double, burst["wall_ms"] as! Double,
-                       burst["ip_wall_ms"] as! Double))
-            log("  events \(burst["events"]!), reevaluations \(burst["reevaluations"]!), overflows \(burst["overflows"]!)")
             log(String(format: "wrote %@ in %.1f s", output, Date().timeIntervalSince(began)))
         } catch {
             fail("\(error)")
         }
     }
+}
+
+/// A duration in whole nanoseconds.
+func nanoseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
 }
 
 /// Kept for the life of the process (set up once, on the main thread).
