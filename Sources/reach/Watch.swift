@@ -11,7 +11,8 @@ struct Watch: AsyncParsableCommand {
         discussion: """
             Changes come from kernel notifications (link, address, route and rule \
             changes); nothing is polled and no packet is sent. A line is printed only \
-            when a target's status, flags or interface changed. With --json each line \
+            when something it shows changed (--json: any field, \
+            the available interfaces included). With --json each line \
             is one object with the fields of `check`, plus `time_ns` (CLOCK_MONOTONIC) \
             and `initial` (true for the state when watching began).
             """
@@ -154,9 +155,12 @@ extension ReachabilityChange {
         return .object(fields + [("time_ns", .int(Int64(clamping: timeNanoseconds))), ("initial", .bool(isInitial))])
     }
 
-    /// `12.345678  initial  10.1.0.2  reachable.wired  ...`
+    /// `12.345678  initial  10.1.0.2  reachable.wired  ...`; nothing for a
+    /// change of what the line does not show (the interfaces that can carry
+    /// packets, whether a name server is reachable: `--json` has them).
     var humanLines: [String] {
         let lines = evaluation.humanLines
+        if !isInitial, let previous, previous.humanLines == lines { return [] }
         return ["\(monotonicStamp(timeNanoseconds))  \(isInitial ? "initial" : "changed")  \(lines.first ?? "")"] + lines.dropFirst()
     }
 }

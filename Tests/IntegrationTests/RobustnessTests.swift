@@ -156,7 +156,7 @@ final class RobustnessTests: NamespaceTestCase {
         func sync(_ what: String) {
             ns.run(["route", barriers % 2 == 0 ? "add" : "del", "local", "10.250.0.1", "dev", "lo"])
             barriers += 1
-            XCTAssertTrue(recorder.wait(timeout: 5) { $0.filter { !$0.isInitial && $0.target == barrier }.count == barriers },
+            XCTAssertTrue(recorder.wait(timeout: 5) { $0.filter { MonitorTests.moved($0) && $0.target == barrier }.count == barriers },
                           "\(what): barrier \(barriers) not seen")
         }
 
@@ -188,7 +188,9 @@ final class RobustnessTests: NamespaceTestCase {
               + "rounds +\(flapped.reevaluations - quiet.reevaluations), changes +\(flapped.changes - quiet.changes), "
               + "lookups +\(namesFlapped.resolutions - namesQuiet.resolutions), "
               + "deferred +\(namesFlapped.deferredResolutions - namesQuiet.deferredResolutions)")
-        XCTAssertEqual(recorder.nonInitial.filter { $0.target != barrier }.map { "\($0.target) \($0.status)" }, [], "br0 stayed up")
+        // p2 and p2x leave and join the interfaces that can carry packets (a change of the path); br0's answer stays.
+        XCTAssertEqual(recorder.nonInitial.filter { $0.target != barrier && MonitorTests.moved($0) }.map { "\($0.target) \($0.status)" },
+                       [], "br0 stayed up")
         XCTAssertGreaterThan(flapped.ignoredEvents, quiet.ignoredEvents, "the bridge's per-port messages")
         XCTAssertLessThanOrEqual(namesFlapped.resolutions - namesQuiet.resolutions, UInt64(elapsed) + 2, "at most one lookup a second")
         XCTAssertGreaterThan(namesFlapped.deferredResolutions, namesQuiet.deferredResolutions)

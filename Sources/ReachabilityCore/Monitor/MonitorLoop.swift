@@ -42,6 +42,8 @@ final class MonitorLoop: @unchecked Sendable {
             case deferred
         }
         var phase: Phase = .idle
+        /// The lookup started last: cancelled at stop while it still waits for a resolver thread.
+        var lookUp: HostResolver.LookUp?
         var lastStart: UInt64?
         /// A first answer, or a timeout, exists: the target is evaluated from now on.
         var settled = false
@@ -118,6 +120,8 @@ final class MonitorLoop: @unchecked Sendable {
 
     func run(wakeFD: Int32) {
         defer {
+            // Lookups still queued behind the resolver threads' bound are of no use now.
+            for item in watched { _ = item.name.lookUp?.cancel() }
             source.close()
             core.eventThreadFinished()
         }
@@ -372,7 +376,7 @@ final class MonitorLoop: @unchecked Sendable {
         let core = self.core, generation = self.generation
         do {
             // The thread holds the namespace handle, so the namespace it enters stays open until it is done.
-            try HostResolver.startLookUp(name, in: core.evaluator.namespaceHandle) { result in
+            watched[index].name.lookUp = try HostResolver.startLookUp(name, in: core.evaluator.namespaceHandle) { result in
                 core.post(MonitorCore.Resolution(generation: generation, targetIndex: index, result: result))
             }
         } catch {
