@@ -186,11 +186,19 @@ final class BackgroundLoad: Sendable {
     private let running = Atomic<Bool>(true)
     private let finished = DispatchGroup()
 
-    fileprivate func add(_ body: @escaping @Sendable (_ running: () -> Bool) -> Void) {
+    /// A thread inside namespace `name` running `body` with a NETLINK_ROUTE
+    /// socket of its own, until `stop()`.
+    fileprivate func add(inside name: String, _ body: @escaping @Sendable (_ socket: Int32, _ running: () -> Bool) -> Void) {
         finished.enter()
         let thread = Thread { [self] in
-            body { running.load(ordering: .relaxed) }
-            finished.leave()
+            defer { finished.leave() }
+            let nsfd = creach_netns_open(name)
+            guard nsfd >= 0, creach_netns_enter_thread(nsfd) == 0 else { return }
+            close(nsfd)
+            let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
+            guard fd >= 0 else { return }
+            defer { close(fd) }
+            body(fd) { running.load(ordering: .relaxed) }
         }
         thread.start()
     }
@@ -208,13 +216,7 @@ extension TestNamespace {
         let load = BackgroundLoad()
         let name = self.name
         let index = try XCTUnwrap(Int32(exactly: if_nametoindexInside(device)))
-        load.add { running in
-            let nsfd = creach_netns_open(name)
-            guard nsfd >= 0, creach_netns_enter_thread(nsfd) == 0 else { return }
-            close(nsfd)
-            let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
-            guard fd >= 0 else { return }
-            defer { close(fd) }
+        load.add(inside: name) { fd, running in
             var add = true
             while running() {
                 let message = routeMessage(add: add, destination: (192, 0, 2, 0), prefix: 24, index: index)
@@ -233,13 +235,7 @@ extension TestNamespace {
         let load = BackgroundLoad()
         let name = self.name
         for _ in 0 ..< senders {
-            load.add { running in
-                let nsfd = creach_netns_open(name)
-                guard nsfd >= 0, creach_netns_enter_thread(nsfd) == 0 else { return }
-                close(nsfd)
-                let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
-                guard fd >= 0 else { return }
-                defer { close(fd) }
+            load.add(inside: name) { fd, running in
                 var address = sockaddr_nl()
                 address.nl_family = sa_family_t(AF_NETLINK)
                 address.nl_pid = port

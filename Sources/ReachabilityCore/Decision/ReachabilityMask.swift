@@ -107,8 +107,7 @@ public final class RadioSource: Sendable {
     private struct State {
         var technologies: [String: RadioTechnology]
         /// Running monitors that use this source: told of every change.
-        var observers: [UInt64: @Sendable () -> Void] = [:]
-        var nextObserver: UInt64 = 0
+        var observers = Observers<@Sendable () -> Void>()
     }
     private let state: Locked<State>
 
@@ -124,7 +123,7 @@ public final class RadioSource: Sendable {
         let observers = state.withLock { state -> [@Sendable () -> Void] in
             guard state.technologies[interface] != technology else { return [] }
             state.technologies[interface] = technology
-            return Array(state.observers.values)
+            return state.observers.entries.map(\.entry)
         }
         for observer in observers { observer() }
     }
@@ -135,16 +134,12 @@ public final class RadioSource: Sendable {
 
     /// Calls `observer` (outside the lock) after every change; for monitors.
     func addObserver(_ observer: @escaping @Sendable () -> Void) -> UInt64 {
-        state.withLock { state in
-            let id = state.nextObserver
-            state.nextObserver += 1
-            state.observers[id] = observer
-            return id
-        }
+        state.withLock { $0.observers.add(observer) }
     }
 
     func removeObserver(_ id: UInt64) {
-        state.withLock { _ = $0.observers.removeValue(forKey: id) }
+        let removed = state.withLock { $0.observers.remove(id) }
+        _ = removed   // released outside the lock
     }
 }
 

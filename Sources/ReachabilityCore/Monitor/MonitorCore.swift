@@ -5,7 +5,7 @@ import Glibc
 
 /// The state a monitor shares between its event thread, the threads that
 /// call it, and its resolver threads: observers, the latest state of each
-/// target, counters, and the run phase. Everything is behind one lock; the
+/// target, counters. Everything is behind one lock; the
 /// event thread's own state (socket, buffers, per-target bookkeeping) lives
 /// in `MonitorLoop` and is touched by that thread alone. The thread's
 /// lifecycle (start, stop from anywhere or from a callback, callbacks queued
@@ -47,8 +47,7 @@ final class MonitorCore: Sendable {
         /// Bumped by every start: answers of an earlier run are ignored.
         var generation: UInt64 = 0
         var eventPortID: UInt32?
-        var observers: [UInt64: Sink] = [:]
-        var nextObserverID: UInt64 = 0
+        var observers = Observers<Sink>()
         /// Latest emitted state per target index; nil until its initial state is known.
         var latest: [ReachabilityChange?]
         var resolutions: [Resolution] = []
@@ -146,8 +145,7 @@ final class MonitorCore: Sendable {
     /// Ends streams and drops callbacks once the thread is gone.
     private func finishObservers() {
         let sinks = shared.withLock { shared -> [Sink] in
-            defer { shared.observers.removeAll() }
-            return Array(shared.observers.values)
+            shared.observers.removeAll()
         }
         // Outside the lock: finishing a stream runs its termination handler.
         // A stream still hands out what is pending, then ends.
@@ -176,9 +174,7 @@ final class MonitorCore: Sendable {
 
     func addObserver(_ sink: Sink) -> UInt64 {
         shared.withLock { shared in
-            let id = shared.nextObserverID
-            shared.nextObserverID += 1
-            shared.observers[id] = sink
+            let id = shared.observers.add(sink)
             // The states known so far, as this observer's initial ones.
             for (index, latest) in shared.latest.enumerated() {
                 guard let change = latest else { continue }
@@ -191,7 +187,7 @@ final class MonitorCore: Sendable {
 
     func removeObserver(_ id: UInt64) {
         let (removed, stopNow) = shared.withLock { shared -> (Sink?, Bool) in
-            (shared.observers.removeValue(forKey: id), shared.handleReleased && shared.observers.isEmpty)
+            (shared.observers.remove(id), shared.handleReleased && shared.observers.isEmpty)
         }
         // Released here, outside the lock: the handler may hold the last
         // reference to the monitor, whose deinit takes the lock.
@@ -227,7 +223,7 @@ final class MonitorCore: Sendable {
                 } else {
                     status = nil
                 }
-                for sink in shared.observers.values {
+                for (_, sink) in shared.observers.entries {
                     deliver(change, status: status, target: index, to: sink, in: &shared)
                 }
             }

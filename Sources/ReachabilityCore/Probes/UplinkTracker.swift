@@ -125,7 +125,6 @@ public final class UplinkTracker: Sendable {
     private let shared: Locked<Shared>
 
     private struct Observer {
-        let id: UInt64
         let queue: DeliveryQueue
         let body: @Sendable (TrackerEvent) -> Void
     }
@@ -133,10 +132,9 @@ public final class UplinkTracker: Sendable {
     private struct Shared {
         var score: TrackerScore
         var round = 0
-        var observers: [Observer] = []
+        var observers = Observers<Observer>()
         /// `onRound` observers: called on the round thread after every round.
         var roundObservers: [@Sendable (TrackerEvent) -> Void] = []
-        var nextObserverID: UInt64 = 0
         var last: TrackerEvent?
         /// Test hook: `onEvent` calls it once the observer is registered, before it returns.
         var afterObserverAdded: (@Sendable () -> Void)?
@@ -196,9 +194,7 @@ public final class UplinkTracker: Sendable {
         // The initial event is handed over under the lock, as the observer is
         // added: a round's change published later is queued behind it.
         let (id, deliverHere, hook): (UInt64, TrackerEvent?, (@Sendable () -> Void)?) = shared.withLock { shared in
-            let id = shared.nextObserverID
-            shared.nextObserverID += 1
-            shared.observers.append(Observer(id: id, queue: queue, body: body))
+            let id = shared.observers.add(Observer(queue: queue, body: body))
             let initial = shared.last.map { $0.asInitial() }
                 ?? TrackerEvent(interface: configuration.interface, state: shared.score.state, previous: nil,
                                 score: shared.score.score, round: shared.round, results: [], error: nil,
@@ -227,7 +223,7 @@ public final class UplinkTracker: Sendable {
         }
         return MonitorObservation { [weak self] in
             let removed = self?.shared.withLock { shared -> Observer? in
-                shared.observers.firstIndex { $0.id == id }.map { shared.observers.remove(at: $0) }
+                shared.observers.remove(id)
             }
             // Released here, outside the lock: its body may hold the last
             // reference to the tracker, whose deinit stops it.
@@ -278,7 +274,7 @@ public final class UplinkTracker: Sendable {
                 for body in shared.roundObservers { worker.enqueue { body(event) } }
                 guard changed else { return shared.score.state }
                 shared.last = event
-                for observer in shared.observers {
+                for (_, observer) in shared.observers.entries {
                     let body = observer.body
                     switch observer.queue.kind {
                     case .monitorThread: worker.enqueue { body(event) }

@@ -1,0 +1,230 @@
+internal import CReachability
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// How the event thread turns a target's addresses into its published answer
+// (see `MonitorLoop`).
+extension MonitorLoop {
+    // MARK: Evaluation
+
+    /// Evaluates the dirty targets and publishes those whose result differs.
+    /// Returns whether anything was published that is not an initial state.
+    ///
+    /// The steady state (a notification that changes no answer) reads only
+    /// what the flags need: the namespace's path facts (interfaces, name
+    /// servers: two dumps) are read once a round, when links, addresses or
+    /// rules changed or a target's answer is published; a change of them
+    /// alone (an interface joining or leaving `availableInterfaces`, a name
+    /// server becoming reachable) is a change of every target.
+    ///
+    /// The kernel sends a link's RTM_NEWLINK before it acts on the change: an
+    /// interface set down keeps its routes until the NETDEV_DOWN notifiers
+    /// flush them, and a tun device loses IFF_LOWER_UP a millisecond before
+    /// its operstate follows. An answer read in between is a moment of that
+    /// sequence, not a state, so:
+    /// - on a burst's leading edge (`leadingEdge`), an answer is published
+    ///   only when no address is routed over a link that cannot carry packets
+    ///   now; the others wait for the evaluation after the burst. Nothing is
+    ///   published there while an interface is coming up (carrier, operstate
+    ///   not yet): `availableInterfaces` may be about to gain it;
+    /// - an answer with a route over a link that is administratively down
+    ///   (which the kernel is about to flush) is held back and read again
+    ///   shortly, for at most `maximumSettleTime`.
+    @discardableResult
+    func evaluate(_ dirty: Dirty, leadingEdge: Bool = false) -> Bool {
+        var changes: [(index: Int, change: ReachabilityChange)] = []
+        /// The path facts read this round, when they were.
+        var fresh: ReachabilityEvaluator.PathFacts?
+        func readPathFacts() -> ReachabilityEvaluator.PathFacts {
+            if let fresh { return fresh }
+            let facts = self.readPathFacts()
+            fresh = facts
+            return facts
+        }
+        if (dirty.network || dirty.pathFacts) && watched.contains(where: { $0.emitted != nil }) { _ = readPathFacts() }
+        if leadingEdge && fresh?.isSettling == true { return false }
+        targets: for index in watched.indices {
+            let item = watched[index]
+            guard item.isEvaluable else { continue }
+            let touched = dirty.targets.contains(index) || item.emitted == nil
+                || item.addresses.contains { $0.family == .v4 ? dirty.v4 : dirty.v6 }
+            let factsMoved = item.facts.map { published in fresh.map { !Self.samePathFacts(published, $0) } ?? false } ?? false
+            guard touched || factsMoved else { continue }
+            let evaluation = evaluateTarget(index)
+            if leadingEdge && !evaluation.isFinalOnLeadingEdge { continue }
+            if holdWhileLinkGoesDown(index, evaluation) { continue }
+            let key = ResultKey(evaluation)
+            if key == item.emittedKey {
+                if factsMoved {
+                    // The same answer over another set of interfaces: a change (NWPath's).
+                } else if evaluation.validation != item.emitted?.validation {
+                    // The same answer with a newer probe result: current, but no change.
+                    let facts = readPathFacts()
+                    if leadingEdge && facts.isSettling { break targets }
+                    let current = Self.evaluation(evaluation, with: facts)
+                    watched[index].emitted = current
+                    watched[index].facts = facts
+                    core.refresh(index, evaluation: current, generation: generation)
+                    continue
+                } else {
+                    continue
+                }
+            }
+            let facts = readPathFacts()
+            if leadingEdge && facts.isSettling { break targets }
+            let current = Self.evaluation(evaluation, with: facts)
+            let change = ReachabilityChange(target: item.target, evaluation: current, previous: item.emitted,
+                                            isInitial: item.emitted == nil, timeNanoseconds: creach_monotonic_ns())
+            watched[index].emitted = current
+            watched[index].emittedKey = key
+            watched[index].facts = facts
+            changes.append((index, change))
+        }
+        core.updateCounters { $0.reevaluations += 1 }
+        if !changes.isEmpty { core.publish(changes, generation: generation) }
+        scheduleValidations()
+        return changes.contains { !$0.change.isInitial }
+    }
+
+    /// Reads the path facts. A read that fails is tried again after the
+    /// retry interval; meanwhile the facts last read stand (none: empty).
+    func readPathFacts() -> ReachabilityEvaluator.PathFacts {
+        do {
+            let facts = try core.evaluator.pathFacts()
+            pathFacts = facts
+            deadlines.clear(.pathFacts, 0)
+            return facts
+        } catch {
+            if deadlines[.pathFacts, 0] == nil {
+                deadlines[.pathFacts, 0] = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
+            }
+            return pathFacts ?? .init(interfaces: [], supportsDNS: false)
+        }
+    }
+
+    /// The same interfaces and name-server reachability (whether an
+    /// interface is still coming up is not a fact of the answer).
+    static func samePathFacts(_ a: ReachabilityEvaluator.PathFacts, _ b: ReachabilityEvaluator.PathFacts) -> Bool {
+        a.supportsDNS == b.supportsDNS && a.interfaces == b.interfaces
+    }
+
+    /// `evaluation` (from `evaluateTarget`) with the round's path facts.
+    static func evaluation(_ evaluation: TargetEvaluation,
+                                   with facts: ReachabilityEvaluator.PathFacts) -> TargetEvaluation {
+        TargetEvaluation(target: evaluation.target, addresses: evaluation.addresses, error: evaluation.error,
+                         pathFacts: facts, validation: evaluation.validation)
+    }
+
+    /// Whether to hold back target `index`'s answer because it routes an
+    /// address over a link that is down (see `evaluate`); if so, it is read
+    /// again after the settle time.
+    func holdWhileLinkGoesDown(_ index: Int, _ evaluation: TargetEvaluation) -> Bool {
+        guard evaluation.awaitsRouteFlush else {
+            watched[index].heldSince = nil
+            return false
+        }
+        let now = creach_monotonic_ns()
+        let since = watched[index].heldSince ?? now
+        // The kernel keeps such a route after all: it is the answer.
+        guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
+        watched[index].heldSince = since
+        deadlines[.recheck, index] = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
+        return true
+    }
+
+    /// The target's answer without path facts (`evaluate` adds them when it publishes).
+    func evaluateTarget(_ index: Int) -> TargetEvaluation {
+        let item = watched[index]
+        guard !item.addresses.isEmpty else {
+            return TargetEvaluation(target: item.target, addresses: [], error: item.name.error)
+        }
+        // The answers go to a buffer kept between rounds: when nothing changed,
+        // the evaluation built on it is dropped and the buffer is free again.
+        var results = scratch
+        scratch = []
+        defer { scratch = results }
+        results.removeAll(keepingCapacity: true)
+        do {
+            for address in item.addresses {
+                results.append(try core.evaluator.evaluate(address, options: core.options))
+            }
+        } catch {
+            if case .system = error {
+                deadlines[.retry, index] = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
+            }
+            return TargetEvaluation(target: item.target, addresses: [], error: error)
+        }
+        // A validation verdict about the primary's output interface joins its answer.
+        var validation: ProbeResult?
+        let unvalidated = TargetEvaluation(target: item.target, addresses: results)
+        if let verdict = item.validation.verdict, let primary = unvalidated.primary, primary.status.isReachable,
+           primary.link?.index == verdict.interfaceIndex, let at = results.firstIndex(of: primary) {
+            results[at] = core.evaluator.validated(primary, probe: verdict.verdict)
+            validation = verdict.result
+        }
+        return TargetEvaluation(target: item.target, addresses: results, error: nil, isEvaluated: true,
+                                availableInterfaces: [], supportsDNS: nil, validation: validation)
+    }
+}
+
+extension TargetEvaluation {
+    /// No error, and no address routed over a link that cannot carry packets
+    /// now (see `MonitorLoop.evaluate(_:leadingEdge:)`).
+    var isFinalOnLeadingEdge: Bool {
+        error == nil && addresses.allSatisfy { $0.link?.isOperational ?? true }
+    }
+
+    /// An address is routed over a link that is administratively down: the
+    /// kernel has not yet flushed the link's routes (it refuses new routes
+    /// over a down link, and a lookup skips the nexthops it marked dead).
+    var awaitsRouteFlush: Bool {
+        addresses.contains { $0.link.map { !$0.isAdminUp } ?? false }
+    }
+}
+
+/// What must differ for a change to be emitted: the status, flags,
+/// interface, mask and accessibility of the target's primary address, and for each address family
+/// whether it is reachable and by which interface (so the IPv6 half of
+/// `internet` going away is a change, while a host name's addresses
+/// rotating over the same interface is not).
+///
+/// The per-address part is compared as a set, straight from the answers the
+/// key keeps (no set is built: the monitor's steady state allocates less).
+struct ResultKey: Equatable {
+    let status: ReachabilityStatus
+    let flags: ReachabilityFlags
+    let interfaceIndex: Int32?
+    let interfaceName: String?
+    let mask: ReachabilityMask
+    let accessibility: Accessibility
+    let addresses: [AddressEvaluation]
+    let failed: Bool
+
+    init(_ evaluation: TargetEvaluation) {
+        status = evaluation.status
+        flags = evaluation.flags
+        interfaceIndex = evaluation.primary?.link?.index
+        interfaceName = evaluation.primary?.link?.name
+        mask = evaluation.mask
+        accessibility = evaluation.accessibility
+        addresses = evaluation.addresses
+        failed = evaluation.error != nil
+    }
+
+    static func == (a: ResultKey, b: ResultKey) -> Bool {
+        a.status == b.status && a.flags == b.flags && a.interfaceIndex == b.interfaceIndex
+            && a.interfaceName == b.interfaceName && a.mask == b.mask && a.accessibility == b.accessibility
+            && a.failed == b.failed && sameFamilies(a.addresses, b.addresses) && sameFamilies(b.addresses, a.addresses)
+    }
+
+    /// Every (family, reachable, interface) of `a` is one of `b`'s.
+    static func sameFamilies(_ a: [AddressEvaluation], _ b: [AddressEvaluation]) -> Bool {
+        a.allSatisfy { x in
+            b.contains { y in
+                x.address.family == y.address.family && x.status.isReachable == y.status.isReachable
+                    && x.link?.index == y.link?.index
+            }
+        }
+    }
+}
