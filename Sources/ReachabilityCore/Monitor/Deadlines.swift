@@ -3,7 +3,7 @@
 /// comes next, and what is due. A linear scan, as a monitor watches a few
 /// targets; no allocation after `init`.
 struct Deadlines {
-    enum Kind: Int, CaseIterable {
+    enum Kind: Int {
         /// A host-name lookup is overdue: the target is reported unresolved.
         case resolveTimeout
         /// A lookup put off by `minimumResolveInterval` may start.
@@ -18,21 +18,23 @@ struct Deadlines {
         case pathFacts
     }
 
+    /// How many kinds there are.
+    private static let kinds = Kind.pathFacts.rawValue + 1
     /// Monotonic ns, 0 for none; `target * kinds + kind`.
     private var times: [UInt64]
     private let targets: Int
 
     init(targets: Int) {
         self.targets = max(targets, 1)
-        times = Array(repeating: 0, count: self.targets * Kind.allCases.count)
+        times = Array(repeating: 0, count: self.targets * Self.kinds)
     }
 
     subscript(kind: Kind, target: Int) -> UInt64? {
         get {
-            let time = times[target * Kind.allCases.count + kind.rawValue]
+            let time = times[target * Self.kinds + kind.rawValue]
             return time == 0 ? nil : time
         }
-        set { times[target * Kind.allCases.count + kind.rawValue] = newValue.map { max($0, 1) } ?? 0 }
+        set { times[target * Self.kinds + kind.rawValue] = newValue.map { max($0, 1) } ?? 0 }
     }
 
     mutating func clear(_ kind: Kind, _ target: Int) { self[kind, target] = nil }
@@ -48,7 +50,7 @@ struct Deadlines {
     mutating func takeDue(now: UInt64) -> (kind: Kind, target: Int)? {
         for slot in times.indices where times[slot] != 0 && times[slot] <= now {
             times[slot] = 0
-            return (Kind(rawValue: slot % Kind.allCases.count)!, slot / Kind.allCases.count)
+            return (Kind(rawValue: slot % Self.kinds)!, slot / Self.kinds)
         }
         return nil
     }

@@ -13,10 +13,12 @@ extension MonitorLoop {
     ///
     /// The steady state (a notification that changes no answer) reads only
     /// what the flags need: the namespace's path facts (interfaces, name
-    /// servers: two dumps) are read once a round, when links, addresses or
-    /// rules changed or a target's answer is published; a change of them
+    /// servers: two dumps, which allocate) are read once a round, when a
+    /// link changed or a target's answer is published; a change of them
     /// alone (an interface joining or leaving `availableInterfaces`, a name
-    /// server becoming reachable) is a change of every target.
+    /// server reachable or not any more) is a change of every target. Address
+    /// and route notifications (an IPv6 address finishing DAD, a route added)
+    /// do not read them unless an answer changes.
     ///
     /// The kernel sends a link's RTM_NEWLINK before it acts on the change: an
     /// interface set down keeps its routes until the NETDEV_DOWN notifiers
@@ -42,7 +44,7 @@ extension MonitorLoop {
             fresh = facts
             return facts
         }
-        if (dirty.network || dirty.pathFacts) && watched.contains(where: { $0.emitted != nil }) { _ = readPathFacts() }
+        if (dirty.links || dirty.pathFacts) && watched.contains(where: { $0.emitted != nil }) { _ = readPathFacts() }
         if leadingEdge && fresh?.isSettling == true { return false }
         targets: for index in watched.indices {
             let item = watched[index]

@@ -18,7 +18,7 @@ final class MonitorLoop: @unchecked Sendable {
         /// Targets to evaluate whatever their families (a new resolution, a retry).
         var targets: Set<Int> = []
         /// Something about links, addresses or rules happened, or events were lost:
-        /// host names are resolved again, and the path facts read again.
+        /// host names are resolved again.
         var network = false
         /// A link changed: the interfaces that can carry packets may differ.
         var links = false
