@@ -80,7 +80,10 @@ final class ExporterTests: NamespaceTestCase {
         let process = Process()
         process.executableURL = try exporterBinary()
         process.arguments = arguments
-        process.environment = ["NOTIFY_SOCKET": notify.path, "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        // The sanitizers' settings pass through (make test-sanitize: LeakSanitizer's suppressions).
+        let sanitizers = ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }
+        process.environment = ["NOTIFY_SOCKET": notify.path, "PATH": "/usr/bin:/bin"].merging(sanitizers) { $1 }
+            .merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         process.standardError = errors

@@ -25,6 +25,8 @@ import Glibc
 struct ProcessResources: CustomStringConvertible {
     var descriptors: Int
     var libraryThreads: Int
+    /// Their names, for a failure message.
+    var libraryThreadNames: [String] = []
     var threads: Int
     var rssKB: Int
 
@@ -32,19 +34,23 @@ struct ProcessResources: CustomStringConvertible {
         let fm = FileManager.default
         let descriptors = (try? fm.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
         let tasks = (try? fm.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        let libraryThreads = tasks.filter { task in
-            ((try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "").hasPrefix("reach.")
-        }.count
+        let libraryThreadNames = tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }.filter { $0.hasPrefix("reach.") }
+        let libraryThreads = libraryThreadNames.count
         var rss = -1
         for line in ((try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? "").split(separator: "\n")
         where line.hasPrefix("VmRSS:") {
             rss = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
         }
-        return ProcessResources(descriptors: descriptors, libraryThreads: libraryThreads, threads: tasks.count, rssKB: rss)
+        return ProcessResources(descriptors: descriptors, libraryThreads: libraryThreads,
+                                libraryThreadNames: libraryThreadNames, threads: tasks.count, rssKB: rss)
     }
 
     var description: String {
-        "fds \(descriptors), library threads \(libraryThreads), threads \(threads), RSS \(rssKB) kB"
+        "fds \(descriptors), library threads \(libraryThreads)"
+            + (libraryThreadNames.isEmpty ? "" : " \(libraryThreadNames)") + ", threads \(threads), RSS \(rssKB) kB"
     }
 }
 
@@ -186,7 +192,7 @@ final class SoakTests: NamespaceTestCase {
 
         print("soak: \(cycles) monitor start/stop cycles in \(String(format: "%.1f", elapsed)) s; "
               + "before: \(before); after: \(after); RSS \(after.rssKB - before.rssKB >= 0 ? "+" : "")\(after.rssKB - before.rssKB) kB")
-        XCTAssertEqual(before.libraryThreads, 0, "a monitor thread outlived stop()")
+        XCTAssertEqual(before.libraryThreads, 0, "a library thread outlived stop(): \(before)")
         assertReturned(after, to: before, "after \(cycles) cycles")
     }
 

@@ -66,9 +66,10 @@ final class WorkerThreadTests: XCTestCase {
         let release = DispatchSemaphore(value: 0)
         let startError = Mutex<ReachabilityError?>(nil)
         worker.enqueue {
-            let result = worker.stop(); outcome.withLock { $0 = result }
+            let result = worker.stop()
             // Still in the callback: a start must say the stop is finishing.
             do { _ = try startLooping(worker) } catch { startError.withLock { $0 = error as? ReachabilityError } }
+            outcome.withLock { $0 = result }
             release.wait()
         }
         XCTAssertTrue(waitUntil { outcome.withLock { $0 } != nil })

@@ -193,16 +193,24 @@ final class MonitorLoop: @unchecked Sendable {
         } else if !burst.deletedLinks.isEmpty {
             core.evaluator.forgetInterfaces(burst.deletedLinks)
         }
-        let reopened = burst.failed && source.fd >= 0
-        let size = reopened ? source.receiveBufferSize : 0, port = source.portID
+        core.updateCounters { counters in
+            counters.events += burst.messages
+            counters.overflows += burst.overflows
+            counters.droppedMalformed += burst.malformed + burst.unreadable
+            counters.droppedForeign += burst.foreign
+            counters.ignoredEvents += burst.ignored
+        }
+        if burst.failed { recordSocketReopened() }
+    }
+
+    /// The event socket failed and was opened again, or will be (`reopenAt`):
+    /// its port id (nil while closed), and once open, a recovery and its buffer.
+    private func recordSocketReopened() {
+        let open = source.fd >= 0
+        let size = open ? source.receiveBufferSize : 0, port = source.portID
         core.shared.withLock { shared in
-            shared.counters.events += burst.messages
-            shared.counters.overflows += burst.overflows
-            shared.counters.droppedMalformed += burst.malformed + burst.unreadable
-            shared.counters.droppedForeign += burst.foreign
-            shared.counters.ignoredEvents += burst.ignored
-            if burst.failed { shared.eventPortID = port }
-            if reopened {
+            shared.eventPortID = port
+            if open {
                 shared.counters.recoveries += 1
                 shared.counters.receiveBufferSize = size
             }
@@ -222,12 +230,7 @@ final class MonitorLoop: @unchecked Sendable {
     private func applyDeadlines(into dirty: inout Dirty) {
         let now = creach_monotonic_ns()
         if source.reopenIfDue(now: now) {
-            let size = source.receiveBufferSize, port = source.portID
-            core.shared.withLock { shared in
-                shared.counters.recoveries += 1
-                shared.counters.receiveBufferSize = size
-                shared.eventPortID = port
-            }
+            recordSocketReopened()
             dirty.markAll()
             dirty.network = true
             dirty.links = true
