@@ -114,6 +114,51 @@ final class MonitorRuntimeTests: NamespaceTestCase {
         }
     }
 
+    /// A link's state change in the middle of a burst (route churn that never
+    /// goes quiet) is evaluated when it is read: before, only a burst's first
+    /// drain was, and a failover under churn came `maximumSettleTime` late.
+    func testALinkChangeInTheMiddleOfRouteChurnIsReportedAtOnce() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        ns.addVethPair("vc", peer: "vd", address: "10.3.0.1/24")
+        ns.run("route add default via 10.1.0.254 metric 100", "route add default via 10.3.0.254 metric 200")
+        let (monitor, _) = try startMonitor(ns, [.address(IPAddress("198.51.100.9")!)]) { configuration in
+            configuration.settleTime = .milliseconds(5)
+            configuration.maximumSettleTime = .milliseconds(50)
+        }
+        let received = Mutex<[(interface: String?, at: UInt64)]>([])
+        monitor.onChange { change in
+            let now = creach_monotonic_ns()
+            if !change.isInitial { received.withLock { $0.append((change.interface, now)) } }
+        }
+        // A notification every 0.1 ms: the monitor is always inside a burst.
+        let churn = try ns.churnRoutes(device: "vc", pause: 100_000)
+        defer { churn.stop() }
+        let events = monitor.counters.events
+        XCTAssertTrue(eventually(timeout: 5) { monitor.counters.events > events + 20 }, "no churn")
+        let links = try ns.linkControl()
+        var latencies: [UInt64] = []
+        for round in 1 ... 5 {
+            let seen = received.withLock { $0.count }
+            let down = try links.set("va", up: false)
+            XCTAssertTrue(eventually(timeout: 5) { received.withLock { $0.dropFirst(seen).contains { $0.interface == "vc" } } },
+                          "round \(round): no failover")
+            if let failover = received.withLock({ $0.dropFirst(seen).first { $0.interface == "vc" } }) {
+                latencies.append(failover.at &- down)
+            }
+            let back = received.withLock { $0.count }
+            _ = try links.set("va", up: true)
+            ns.run(["route", "replace", "default", "via", "10.1.0.254", "metric", "100"])
+            XCTAssertTrue(eventually(timeout: 5) { received.withLock { $0.dropFirst(back).contains { $0.interface == "va" } } },
+                          "round \(round): no return")
+        }
+        print("failover under route churn, link set down → callback (ms): "
+              + latencies.map { String(format: "%.3f", Double($0) / 1e6) }.joined(separator: ", "))
+        for latency in latencies {
+            XCTAssertLessThan(latency, 10_000_000, "a failover under churn took \(Double(latency) / 1e6) ms (maximumSettleTime is 50 ms)")
+        }
+    }
+
     /// An interface joining or leaving the set of usable interfaces is a
     /// change (NWPathMonitor delivers a new path then), though the target's
     /// status and interface stay.
@@ -212,7 +257,7 @@ final class BackgroundLoad: Sendable {
 extension TestNamespace {
     /// Adds and deletes an unrelated route over `device` in a loop, from a
     /// thread inside the namespace: a route notification every few microseconds.
-    func churnRoutes(device: String) throws -> BackgroundLoad {
+    func churnRoutes(device: String, pause nanoseconds: Int = 500_000) throws -> BackgroundLoad {
         let load = BackgroundLoad()
         let name = self.name
         let index = try XCTUnwrap(Int32(exactly: if_nametoindexInside(device)))
@@ -222,7 +267,7 @@ extension TestNamespace {
                 let message = routeMessage(add: add, destination: (192, 0, 2, 0), prefix: 24, index: index)
                 _ = message.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
                 add.toggle()
-                var pause = timespec(tv_sec: 0, tv_nsec: 500_000)   // the churn's own pace, not a synchronisation
+                var pause = timespec(tv_sec: 0, tv_nsec: nanoseconds)   // the churn's own pace, not a synchronisation
                 nanosleep(&pause, nil)
             }
         }

@@ -88,10 +88,11 @@ final class EventSource: @unchecked Sendable {
     /// the settle time (bounded by `maximumSettleTime`), so one burst gives
     /// one evaluation.
     ///
-    /// A burst that opens with a link's own state change calls `leadingEdge`
-    /// once, right after the first drain: the RTM_NEWLINK already carries the
-    /// new state, so a link going down or up is reported without waiting for
-    /// the burst to go quiet.
+    /// A drain that read a link's own state change calls `leadingEdge` right
+    /// after it, whether the change opens the burst or comes in the middle of
+    /// one (route churn that never goes quiet): the RTM_NEWLINK already
+    /// carries the new state, so a link going down or up is reported without
+    /// waiting for the burst to go quiet.
     func drainBurst(leadingEdge: () -> Void) -> Burst {
         var burst = Burst()
         var events = creach_events()
@@ -99,15 +100,14 @@ final class EventSource: @unchecked Sendable {
         let start = creach_monotonic_ns()
         let settle = nanoseconds(configuration.settleTime)
         let limit = nanoseconds(configuration.maximumSettleTime)
-        var first = true
         while true {
+            let linksBefore = verdict.link
             drainQueued(&events, verdict: &verdict, into: &burst)
             guard socket.fd >= 0 else { break }
-            if first && settle > 0 && verdict.link > 0 && events.deleted_count == 0 && events.malformed == 0
+            if settle > 0 && verdict.link > linksBefore && events.deleted_count == 0 && events.malformed == 0
                 && burst.overflows == 0 && burst.unreadable == 0 {
                 leadingEdge()
             }
-            first = false
             let elapsed = creach_monotonic_ns() &- start
             guard settle > 0, elapsed < limit else { break }
             let ready = creach_wait(socket.fd, -1, Int64(min(settle, limit - elapsed)))

@@ -167,7 +167,7 @@ final class MonitorLoop: @unchecked Sendable {
         }
     }
 
-    /// A burst that opens with a link's own state change is evaluated at once;
+    /// A link's own state change is evaluated as soon as it is read;
     /// `evaluate(_:leadingEdge:)` holds back any answer the rest of the burst
     /// may still change, and what it publishes reaches callbacks on this
     /// thread now, not once the burst has gone quiet.

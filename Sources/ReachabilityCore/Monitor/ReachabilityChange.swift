@@ -64,7 +64,7 @@ public struct MonitorCounters: Hashable, Sendable {
     /// Netlink notifications received (link, address, route, rule).
     public var events: UInt64 = 0
     /// Coalesced re-evaluation rounds: one per burst of events, and one more
-    /// on the leading edge of a burst that opens with a link state change.
+    /// on the leading edge of each link state change read in a burst.
     public var reevaluations: UInt64 = 0
     /// Changes emitted, initial states not counted.
     public var changes: UInt64 = 0

@@ -33,11 +33,12 @@ public final class ReachabilityMonitor: Sendable {
         public var minimumResolveInterval: Duration = .seconds(1)
         /// After a notification, wait this long for the burst to go quiet
         /// before evaluating, so one `ip link set down` (which sends several
-        /// notifications) gives one change. A burst that opens with a link's
-        /// own state change (RTM_NEWLINK) is also evaluated at once, on its
-        /// leading edge, and the answers the rest of the burst cannot change
-        /// are published then; the evaluation after the burst publishes only
-        /// what differs from them. Zero evaluates every notification at once...
+        /// notifications) gives one change. A link's own state change
+        /// (RTM_NEWLINK) is also evaluated as soon as it is read, whether it
+        /// opens the burst or comes in the middle of one, and the answers the
+        /// rest of the burst cannot change are published then; the evaluation
+        /// after the burst publishes only what differs from them. Zero
+        /// evaluates every notification at once...
         public var settleTime: Duration = .microseconds(300)
         /// ...but never longer than this in all. It also bounds how long an
         /// answer routed over a link that was set down is held back while the
