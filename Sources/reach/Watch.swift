@@ -11,8 +11,8 @@ struct Watch: AsyncParsableCommand {
         discussion: """
             Changes come from kernel notifications (link, address, route and rule \
             changes); nothing is polled and no packet is sent. A line is printed only \
-            when something it shows changed (--json: any field, \
-            the available interfaces included). With --json each line \
+            when the target's answer changed (not for the path's \
+            interfaces alone), and for a human line only when it shows what changed. With --json each line \
             is one object with the fields of `check`, plus `time_ns` (CLOCK_MONOTONIC) \
             and `initial` (true for the state when watching began).
             """
@@ -37,13 +37,7 @@ struct Watch: AsyncParsableCommand {
         let termination = stopOnSIGTERM { monitor.stop() }
         defer { termination.cancel() }
         try termination.start { try monitor.start() }
-        for await change in changes {
-            if kernel.json {
-                printLine(change.json.rendered)
-            } else {
-                change.humanLines.forEach(printLine)
-            }
-        }
+        for await change in changes { change.print(json: kernel.json) }
     }
 }
 
@@ -68,13 +62,7 @@ enum QuickWatch {
         pthread_sigmask(SIG_BLOCK, &terminate, nil)
         do {
             let monitor = try ReachabilityMonitor(targets: targets)
-            monitor.onChange { change in
-                if json {
-                    printLine(change.json.rendered)
-                } else {
-                    change.humanLines.forEach(printLine)
-                }
-            }
+            monitor.onChange { change in change.print(json: json) }
             TestHooks.pauseBeforeStart()
             try monitor.start()
             var received: Int32 = 0
@@ -155,9 +143,25 @@ extension ReachabilityChange {
         return .object(fields + [("time_ns", .int(Int64(clamping: timeNanoseconds))), ("initial", .bool(isInitial))])
     }
 
+    /// `watch`'s lines for this change: none when only the path's facts
+    /// changed (an interface joined or left `availableInterfaces`, a name
+    /// server became reachable or not: the monitor reports that as
+    /// NWPathMonitor does, but the target's answer is the same), nor a
+    /// human line that would repeat the previous one.
+    func print(json: Bool) {
+        if let previous, !isInitial, previous.target == evaluation.target, previous.addresses == evaluation.addresses,
+           previous.error == evaluation.error, previous.validation == evaluation.validation {
+            return
+        }
+        if json {
+            printLine(self.json.rendered)
+        } else {
+            humanLines.forEach(printLine)
+        }
+    }
+
     /// `12.345678  initial  10.1.0.2  reachable.wired  ...`; nothing for a
-    /// change of what the line does not show (the interfaces that can carry
-    /// packets, whether a name server is reachable: `--json` has them).
+    /// change of what the line does not show.
     var humanLines: [String] {
         let lines = evaluation.humanLines
         if !isInitial, let previous, previous.humanLines == lines { return [] }
