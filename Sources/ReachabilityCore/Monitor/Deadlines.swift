@@ -22,11 +22,9 @@ struct Deadlines {
     private static let kinds = Kind.pathFacts.rawValue + 1
     /// Monotonic ns, 0 for none; `target * kinds + kind`.
     private var times: [UInt64]
-    private let targets: Int
 
     init(targets: Int) {
-        self.targets = max(targets, 1)
-        times = Array(repeating: 0, count: self.targets * Self.kinds)
+        times = Array(repeating: 0, count: max(targets, 1) * Self.kinds)
     }
 
     subscript(kind: Kind, target: Int) -> UInt64? {

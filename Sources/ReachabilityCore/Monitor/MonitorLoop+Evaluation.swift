@@ -38,13 +38,14 @@ extension MonitorLoop {
         var changes: [(index: Int, change: ReachabilityChange)] = []
         /// The path facts read this round, when they were.
         var fresh: ReachabilityEvaluator.PathFacts?
-        func readPathFacts() -> ReachabilityEvaluator.PathFacts {
+        /// The round's path facts, read at most once.
+        func roundFacts() -> ReachabilityEvaluator.PathFacts {
             if let fresh { return fresh }
-            let facts = self.readPathFacts()
+            let facts = readPathFacts()
             fresh = facts
             return facts
         }
-        if (dirty.links || dirty.pathFacts) && watched.contains(where: { $0.emitted != nil }) { _ = readPathFacts() }
+        if (dirty.links || dirty.pathFacts) && watched.contains(where: { $0.emitted != nil }) { _ = roundFacts() }
         if leadingEdge && fresh?.isSettling == true { return false }
         targets: for index in watched.indices {
             let item = watched[index]
@@ -57,23 +58,19 @@ extension MonitorLoop {
             if leadingEdge && !evaluation.isFinalOnLeadingEdge { continue }
             if holdWhileLinkGoesDown(index, evaluation) { continue }
             let key = ResultKey(evaluation)
-            if key == item.emittedKey {
-                if factsMoved {
-                    // The same answer over another set of interfaces: a change (NWPath's).
-                } else if evaluation.validation != item.emitted?.validation {
-                    // The same answer with a newer probe result: current, but no change.
-                    let facts = readPathFacts()
-                    if leadingEdge && facts.isSettling { break targets }
-                    let current = Self.evaluation(evaluation, with: facts)
-                    watched[index].emitted = current
-                    watched[index].facts = facts
-                    core.refresh(index, evaluation: current, generation: generation)
-                    continue
-                } else {
-                    continue
-                }
+            // The same answer over another set of interfaces is a change (NWPath's).
+            if key == item.emittedKey && !factsMoved {
+                // The same answer with a newer probe result: current, but no change.
+                guard evaluation.validation != item.emitted?.validation else { continue }
+                let facts = roundFacts()
+                if leadingEdge && facts.isSettling { break targets }
+                let current = Self.evaluation(evaluation, with: facts)
+                watched[index].emitted = current
+                watched[index].facts = facts
+                core.refresh(index, evaluation: current, generation: generation)
+                continue
             }
-            let facts = readPathFacts()
+            let facts = roundFacts()
             if leadingEdge && facts.isSettling { break targets }
             let current = Self.evaluation(evaluation, with: facts)
             let change = ReachabilityChange(target: item.target, evaluation: current, previous: item.emitted,
