@@ -9,6 +9,10 @@ let package = Package(
         // The same library without Swift concurrency and Dispatch: for
         // firmware-sized programs that take changes through callbacks.
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
+        // Apple's reachability APIs under their own module names, so that code
+        // written for iOS compiles unchanged (README, "Porting from iOS"):
+        // `import SystemConfiguration`, `import CoreTelephony`, `import Network`.
+        .library(name: "ReachabilityCompat", targets: ["SystemConfiguration", "CoreTelephony", "Network"]),
         .executable(name: "reach", targets: ["reach"]),
         // The Prometheus exporter: its own product, so that neither the library
         // nor `reach` links swift-nio, swift-prometheus or Yams.
@@ -53,6 +57,34 @@ let package = Package(
             name: "Reachability",
             dependencies: ["ReachabilityCore"]
         ),
+        // The compat modules (Sources/Compat): thin views over the one engine,
+        // with Foundation and Dispatch. Support holds what the three share (the
+        // namespace they read, one evaluator per namespace, delivery on queues).
+        .target(
+            name: "ReachabilityCompatSupport",
+            dependencies: ["Reachability"],
+            path: "Sources/Compat/Support"
+        ),
+        .target(
+            name: "SystemConfiguration",
+            dependencies: ["ReachabilityCompatSupport"],
+            path: "Sources/Compat/SystemConfiguration"
+        ),
+        .target(
+            name: "CoreTelephony",
+            dependencies: ["ReachabilityCompatSupport"],
+            path: "Sources/Compat/CoreTelephony"
+        ),
+        .target(
+            name: "Network",
+            dependencies: ["ReachabilityCompatSupport"],
+            path: "Sources/Compat/Network"
+        ),
+        // One program per framework, written as its documentation shows its use:
+        // each prints the initial state and every change (built in CI).
+        .executableTarget(name: "sc-watch", dependencies: ["SystemConfiguration"], path: "Examples/Compat/sc-watch"),
+        .executableTarget(name: "nw-watch", dependencies: ["Network"], path: "Examples/Compat/nw-watch"),
+        .executableTarget(name: "ct-watch", dependencies: ["CoreTelephony"], path: "Examples/Compat/ct-watch"),
         .executableTarget(
             name: "reach",
             dependencies: [
@@ -97,6 +129,20 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Reachability", "ReachabilityCore", "CReachability", "CTestSupport"]
+        ),
+        // The compat modules on the real kernel, in namespaces (Tests/CompatTests).
+        .testTarget(
+            name: "CompatTests",
+            dependencies: ["SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport",
+                           "Reachability", "CTestSupport"]
+        ),
+        // Code written as iOS code is written (imports only Foundation and
+        // Apple's framework names, no #if os(Linux)), in Swift 5 language mode
+        // as most of it is: it must compile and run unchanged.
+        .testTarget(
+            name: "PortedCodeTests",
+            dependencies: ["SystemConfiguration", "CoreTelephony", "Network"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ]
 )

@@ -16,7 +16,8 @@ final class EnumDescriptionTests: XCTestCase {
         assertNames(UplinkState.allCases, ["online", "disconnecting", "offline", "connecting"])
         assertNames(RadioGeneration.allCases, ["g2", "g3", "g4", "g5"])
         assertNames(RadioTechnology.allCases,
-                    ["gsm", "gprs", "edge", "cdma1x", "umts", "hsdpa", "hsupa", "hspa", "hspaPlus", "evdo", "tdscdma", "lte", "nr"])
+                    ["gsm", "gprs", "edge", "cdma1x", "umts", "hsdpa", "hsupa", "hspa", "hspaPlus", "evdo", "tdscdma", "evdoRevA", "evdoRevB",
+                     "ehrpd", "lte", "nrNSA", "nr"])
         assertNames(ProbeVerdict.allCases, ["notProbed", "answered", "failed", "captivePortal"])
         assertNames(RestrictionReason.allCases, ["routeProhibited", "wwanRefused", "probeFailed"])
         assertNames(UnsatisfiedReason.allCases, ["notAvailable", "prohibited", "wwanDenied", "interventionRequired"])

@@ -2,6 +2,10 @@
 // composite masks to test against. Pure and allocation-free: derived from the
 // status table, the policy's WWAN switch and the radio generation.
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The generation of a cellular link's radio access technology.
 public enum RadioGeneration: Int, Hashable, Sendable, CaseIterable {
     case g2 = 2, g3, g4, g5
@@ -12,15 +16,20 @@ public enum RadioGeneration: Int, Hashable, Sendable, CaseIterable {
 public enum RadioTechnology: String, Hashable, Sendable, CaseIterable {
     case gsm, gprs, edge, cdma1x
     case umts, hsdpa, hsupa, hspa, hspaPlus, evdo, tdscdma
+    /// CDMA2000 EV-DO revisions A and B (`evdo` is revision 0), and eHRPD:
+    /// CoreTelephony names each (`CTRadioAccessTechnologyCDMAEVDORevA` ...).
+    case evdoRevA, evdoRevB, ehrpd
     case lte
+    /// 5G non-standalone (NR with an LTE anchor): CoreTelephony's `NRNSA`.
+    case nrNSA
     case nr
 
     public var generation: RadioGeneration {
         switch self {
         case .gsm, .gprs, .edge, .cdma1x: return .g2
-        case .umts, .hsdpa, .hsupa, .hspa, .hspaPlus, .evdo, .tdscdma: return .g3
+        case .umts, .hsdpa, .hsupa, .hspa, .hspaPlus, .evdo, .tdscdma, .evdoRevA, .evdoRevB, .ehrpd: return .g3
         case .lte: return .g4
-        case .nr: return .g5
+        case .nr, .nrNSA: return .g5
         }
     }
 
@@ -37,10 +46,14 @@ public enum RadioTechnology: String, Hashable, Sendable, CaseIterable {
         case "hsupa": self = .hsupa
         case "hspa": self = .hspa
         case "hspa+", "hspaplus", "dchspa+", "dchspa": self = .hspaPlus
-        case "evdo", "evdorev0", "evdoreva", "evdorevb": self = .evdo
+        case "evdo", "evdorev0", "cdmaevdorev0": self = .evdo
+        case "evdoreva", "cdmaevdoreva": self = .evdoRevA
+        case "evdorevb", "cdmaevdorevb": self = .evdoRevB
+        case "ehrpd": self = .ehrpd
         case "tdscdma": self = .tdscdma
         case "lte", "lteadvanced", "4g": self = .lte
-        case "nr", "nr5g", "5gnr", "5g", "nsa", "sa", "nr5gnsa", "nr5gsa": self = .nr
+        case "nr", "nr5g", "5gnr", "5g", "sa", "nr5gsa": self = .nr
+        case "nsa", "nrnsa", "nr5gnsa", "endc": self = .nrNSA
         default: return nil
         }
     }
@@ -115,6 +128,34 @@ public final class RadioSource: Sendable {
         state = Locked(State(technologies: technologies))
     }
 
+    /// The radio source of every evaluator, monitor and compat module
+    /// (CoreTelephony's `CTTelephonyNetworkInfo`) created without one: where
+    /// the application or its modem driver says what the modem is on,
+    ///
+    ///     RadioSource.processDefault.set(.lte, for: "wwan0")
+    ///
+    /// Its first contents come from the environment: `REACH_RADIO=wwan0=lte,wwan1=nr`
+    /// (technologies as `RadioTechnology(parsing:)` reads them); an entry it
+    /// cannot read is ignored, with one line on standard error.
+    public static let processDefault = RadioSource(environment: getenv("REACH_RADIO").map { String(cString: $0) })
+
+    /// The technologies of `REACH_RADIO`'s text: `NAME=TECHNOLOGY`, comma-separated.
+    convenience init(environment text: String?) {
+        var technologies: [String: RadioTechnology] = [:]
+        for entry in (text ?? "").split(separator: ",") {
+            let parts = entry.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
+            if parts.count == 2, !parts[0].isEmpty, let technology = RadioTechnology(parsing: parts[1]) {
+                technologies[parts[0]] = technology
+            } else {
+                warnAboutEnvironment("REACH_RADIO", String(entry), expected: "INTERFACE=TECHNOLOGY, e.g. wwan0=lte")
+            }
+        }
+        self.init(technologies)
+    }
+
+    /// Every interface's technology, as last set.
+    public var technologies: [String: RadioTechnology] { state.withLock { $0.technologies } }
+
     /// Sets (or, with nil, forgets) the technology of `interface`. A running
     /// monitor that uses this source evaluates again at once, and reports the
     /// targets whose mask changed (4G → 3G), as SLReachability posts its
@@ -132,14 +173,25 @@ public final class RadioSource: Sendable {
         state.withLock { $0.technologies[interface] }
     }
 
-    /// Calls `observer` (outside the lock) after every change; for monitors.
-    func addObserver(_ observer: @escaping @Sendable () -> Void) -> UInt64 {
+    /// Calls `observer` (outside the lock) after every change; for monitors
+    /// and the compat modules.
+    package func addObserver(_ observer: @escaping @Sendable () -> Void) -> UInt64 {
         state.withLock { $0.observers.add(observer) }
     }
 
-    func removeObserver(_ id: UInt64) {
+    package func removeObserver(_ id: UInt64) {
         let removed = state.withLock { $0.observers.remove(id) }
         _ = removed   // released outside the lock
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        var text = Substring(self)
+        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
+        while text.last == " " || text.last == "\t" { text = text.dropLast() }
+        return String(text)
     }
 }
 

@@ -17,15 +17,21 @@ public final class ReachabilityEvaluator: Sendable {
     /// (on demand, on traffic, metered, constrained, modems): the policy part
     /// of flags, mask and accessibility. It may be changed at any time; the
     /// next evaluation uses it (a monitor's `policy` also evaluates again).
+    /// An evaluator created without one follows `ReachabilityPolicy.processDefault`
+    /// until this is set.
     public var policy: ReachabilityPolicy {
-        get { policyState.withLock { $0 } }
+        get { policyState.withLock { $0 } ?? ProcessDefaultPolicy.shared.policy }
         set {
             policyState.withLock { $0 = newValue }
             // Declared modems decide PPP links' kinds.
             invalidateInterfaceCache()
         }
     }
-    private let policyState: Locked<ReachabilityPolicy>
+    /// nil while the evaluator follows the process's default policy.
+    private let policyState: Locked<ReachabilityPolicy?>
+    /// Whether `policy` is the process's default (`ReachabilityPolicy.processDefault`),
+    /// followed as it changes: no policy was given, and none set since.
+    public var followsProcessDefaultPolicy: Bool { policyState.withLock { $0 == nil } }
     /// The radio technology of WWAN links, for the mask's 2G ... 5G bits.
     public let radio: RadioSource
 
@@ -69,11 +75,13 @@ public final class ReachabilityEvaluator: Sendable {
     /// dump the kernel cannot answer (nothing else produces one on demand).
     func injectPathFactsFailures(_ count: Int) { session.withLock { $0.pathFactsFailures = count } }
 
-    /// Opens a netlink socket (and sysfs) in `namespace`.
+    /// Opens a netlink socket (and sysfs) in `namespace`. Without `policy`
+    /// the evaluator follows `ReachabilityPolicy.processDefault`; the default
+    /// `radio` is `RadioSource.processDefault`.
     /// - Throws: `.unknownNamespace`, `.permissionDenied` when the process may
     ///   not enter `namespace` (that needs `CAP_SYS_ADMIN`), or `.system`.
     public init(namespace: NetworkNamespace = .current, kindOverrides: [InterfaceKindOverride] = [],
-                policy: ReachabilityPolicy = ReachabilityPolicy(), radio: RadioSource = RadioSource()) throws(ReachabilityError) {
+                policy: ReachabilityPolicy? = nil, radio: RadioSource = .processDefault) throws(ReachabilityError) {
         self.namespace = namespace
         self.kindOverrides = kindOverrides
         self.policyState = Locked(policy)

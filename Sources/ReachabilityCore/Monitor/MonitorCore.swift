@@ -56,6 +56,8 @@ final class MonitorCore: Sendable {
         var reevaluationRequested = false
         /// This run's registration with the radio source.
         var radioObserver: UInt64?
+        /// This run's registration with the process's default policy (when the evaluator follows it).
+        var policyObserver: UInt64?
         /// Signalled at stop: validation probes still waiting give up.
         var cancelProbes: WakeSignal?
         var counters = MonitorCounters()
@@ -117,6 +119,14 @@ final class MonitorCore: Sendable {
             shared.reevaluationRequested = false
             shared.cancelProbes = cancelProbes
             shared.radioObserver = evaluator.radio.addObserver { [weak self] in self?.requestReevaluation() }
+            if evaluator.followsProcessDefaultPolicy {
+                shared.policyObserver = ProcessDefaultPolicy.shared.addObserver { [weak self] in
+                    guard let self, self.evaluator.followsProcessDefaultPolicy else { return }
+                    // Declared modems decide PPP links' kinds.
+                    self.evaluator.invalidateInterfaceCache()
+                    self.requestReevaluation()
+                }
+            }
             shared.eventPortID = source.portID
             shared.latest = Array(repeating: nil, count: targets.count)
         }
@@ -139,6 +149,8 @@ final class MonitorCore: Sendable {
             shared.cancelProbes = nil
             if let id = shared.radioObserver { evaluator.radio.removeObserver(id) }
             shared.radioObserver = nil
+            if let id = shared.policyObserver { ProcessDefaultPolicy.shared.removeObserver(id) }
+            shared.policyObserver = nil
         }
     }
 

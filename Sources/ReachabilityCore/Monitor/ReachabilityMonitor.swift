@@ -105,12 +105,15 @@ public final class ReachabilityMonitor: Sendable {
     let core: MonitorCore
 
     /// Prepares a monitor of `targets` (duplicates are watched once) in
-    /// `namespace`; nothing is watched until `start()`.
+    /// `namespace`; nothing is watched until `start()`. Without `policy` it
+    /// follows `ReachabilityPolicy.processDefault`: a change of that evaluates
+    /// every target again at once, as setting `policy` does. The default
+    /// `radio` is `RadioSource.processDefault`.
     /// - Throws: `.unknownNamespace`, `.invalidInterfaceName`, `.invalidConfiguration`, or `.system`
     ///   when the namespace's sockets cannot be opened.
     public init(targets: [Target], options: LookupOptions = LookupOptions(), namespace: NetworkNamespace = .current,
-                kindOverrides: [InterfaceKindOverride] = [], policy: ReachabilityPolicy = ReachabilityPolicy(),
-                radio: RadioSource = RadioSource(), configuration: Configuration = Configuration()) throws(ReachabilityError) {
+                kindOverrides: [InterfaceKindOverride] = [], policy: ReachabilityPolicy? = nil,
+                radio: RadioSource = .processDefault, configuration: Configuration = Configuration()) throws(ReachabilityError) {
         var unique: [Target] = []
         for target in targets where !unique.contains(target) { unique.append(target) }
         try options.validate()

@@ -1,0 +1,2 @@
+// CoreTelephony: see README, "Porting from iOS".
+import ReachabilityCompatSupport

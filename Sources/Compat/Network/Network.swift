@@ -1,0 +1,2 @@
+// Network: see README, "Porting from iOS".
+import ReachabilityCompatSupport

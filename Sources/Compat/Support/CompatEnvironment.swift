@@ -1,0 +1,79 @@
+// What the three compat modules (SystemConfiguration, CoreTelephony, Network)
+// share: the network namespace they answer for and how they classify links,
+// one evaluator for both, and monitors made the same way. Foundation is
+// allowed here, as in the modules themselves; ReachabilityCore and
+// Reachability stay without it.
+
+import Reachability
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where and how the compat modules read the kernel. iOS code cannot pass a
+/// namespace or name its links' kinds (its APIs have no such arguments), so
+/// both are process-wide. The policy (WWAN switch) and the radio technologies
+/// are the engine's own process defaults: `ReachabilityPolicy.processDefault`
+/// and `RadioSource.processDefault`.
+public enum CompatEnvironment {
+    private struct State {
+        var namespace: NetworkNamespace = .current
+        var kindOverrides: [InterfaceKindOverride] = CompatEnvironment.overridesFromEnvironment()
+        /// The evaluator of the current settings, made on first use.
+        var evaluator: ReachabilityEvaluator?
+    }
+    private static let state = Mutex(State())
+
+    /// The namespace every object created from now on reads: the one the
+    /// process runs in (`ip netns exec NAME program` chooses it), unless a
+    /// program or a test sets another.
+    public static var namespace: NetworkNamespace {
+        get { state.withLock { $0.namespace } }
+        set { state.withLock { if $0.namespace != newValue { $0.namespace = newValue; $0.evaluator = nil } } }
+    }
+
+    /// Kinds for links the kernel does not name as such (`wlan*=wifi`,
+    /// `usb0=wwan`), as `reach --kind` takes them. First from the
+    /// environment: `REACH_INTERFACE_KINDS="usb0=wwan,wg*=tunnel"`; an entry it
+    /// cannot read is ignored, with one line on standard error.
+    public static var kindOverrides: [InterfaceKindOverride] {
+        get { state.withLock { $0.kindOverrides } }
+        set { state.withLock { if $0.kindOverrides != newValue { $0.kindOverrides = newValue; $0.evaluator = nil } } }
+    }
+
+    /// The evaluator of the current namespace and kinds, shared by every
+    /// object of the compat modules (its calls are serialised; it follows the
+    /// process's default policy and radio source).
+    public static func evaluator() throws(ReachabilityError) -> ReachabilityEvaluator {
+        try state.withLock { (state: inout State) throws(ReachabilityError) -> ReachabilityEvaluator in
+            if let evaluator = state.evaluator { return evaluator }
+            let evaluator = try ReachabilityEvaluator(namespace: state.namespace, kindOverrides: state.kindOverrides)
+            state.evaluator = evaluator
+            return evaluator
+        }
+    }
+
+    /// A monitor of `targets` under the current settings, following the
+    /// process's default policy and radio source; not started.
+    public static func makeMonitor(_ targets: [Target], options: LookupOptions = LookupOptions(),
+                                   configuration: ReachabilityMonitor.Configuration = .init()) throws(ReachabilityError) -> ReachabilityMonitor {
+        let (namespace, kinds) = state.withLock { ($0.namespace, $0.kindOverrides) }
+        return try ReachabilityMonitor(targets: targets, options: options, namespace: namespace, kindOverrides: kinds,
+                                       configuration: configuration)
+    }
+
+    static func overridesFromEnvironment() -> [InterfaceKindOverride] {
+        guard let text = getenv("REACH_INTERFACE_KINDS").map({ String(cString: $0) }) else { return [] }
+        var overrides: [InterfaceKindOverride] = []
+        for entry in text.split(separator: ",") {
+            do {
+                overrides.append(try InterfaceKindOverride(parsing: String(entry)))
+            } catch {
+                let line = "reachability: ignoring REACH_INTERFACE_KINDS entry \(entry): \(error)\n"
+                _ = line.withCString { write(2, $0, strlen($0)) }
+            }
+        }
+        return overrides
+    }
+}

@@ -1,0 +1,2 @@
+// SystemConfiguration: see README, "Porting from iOS".
+import ReachabilityCompatSupport

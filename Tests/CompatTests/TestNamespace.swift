@@ -1,0 +1,1 @@
+../IntegrationTests/TestNamespace.swift
