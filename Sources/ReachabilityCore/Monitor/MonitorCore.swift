@@ -58,6 +58,9 @@ final class MonitorCore: Sendable {
         var radioObserver: UInt64?
         /// This run's registration with the process's default policy (when the evaluator follows it).
         var policyObserver: UInt64?
+        /// Told after each burst of kernel notifications that was evaluated
+        /// (`ReachabilityMonitor.observeKernelChanges`), on the event thread.
+        var kernelChangeObserver: (@Sendable () -> Void)?
         /// Signalled at stop: validation probes still waiting give up.
         var cancelProbes: WakeSignal?
         var counters = MonitorCounters()
@@ -347,6 +350,12 @@ final class MonitorCore: Sendable {
     func requestReevaluation() {
         shared.withLock { $0.reevaluationRequested = true }
         worker.wake()
+    }
+
+    /// After a burst of kernel notifications was evaluated: the compat
+    /// modules' facts beyond the targets' answers (a WWAN link created down).
+    func kernelChanged() {
+        if let observer = shared.withLock({ $0.kernelChangeObserver }) { observer() }
     }
 
     func takeReevaluationRequest() -> Bool {

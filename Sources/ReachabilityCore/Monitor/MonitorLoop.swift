@@ -163,6 +163,7 @@ final class MonitorLoop: @unchecked Sendable {
                 if dirty.network || changed {
                     for index in watched.indices { startResolution(index) }   // host names only
                 }
+                if dirty.network || dirty.links || dirty.v4 || dirty.v6 { core.kernelChanged() }
             }
         }
     }

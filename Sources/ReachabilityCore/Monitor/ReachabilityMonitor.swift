@@ -208,6 +208,16 @@ public final class ReachabilityMonitor: Sendable {
     /// exporter's systemd watchdog): `body` runs only while the thread is not stuck.
     package func pingEventThread(_ body: @escaping @Sendable () -> Void) -> Bool { core.ping(body) }
 
+    /// Calls `body` on the event thread after every burst of kernel
+    /// notifications the monitor evaluated (links, addresses, routes, rules;
+    /// not the ones `EventFilter` ignores), whether or not an answer changed:
+    /// for views with facts of their own beyond the targets' answers (the
+    /// compat modules: a WWAN link created down, a rule for one interface).
+    /// `body` must return quickly. nil removes it.
+    package func observeKernelChanges(_ body: (@Sendable () -> Void)?) {
+        core.shared.withLock { $0.kernelChangeObserver = body }
+    }
+
     public var counters: MonitorCounters { core.counters }
 
     /// The event socket's netlink port id while running (for tests that send to it).
