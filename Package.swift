@@ -84,7 +84,8 @@ let package = Package(
         // each prints the initial state and every change (built in CI).
         .executableTarget(name: "sc-watch", dependencies: ["SystemConfiguration"], path: "Examples/Compat/sc-watch"),
         .executableTarget(name: "nw-watch", dependencies: ["Network"], path: "Examples/Compat/nw-watch"),
-        .executableTarget(name: "ct-watch", dependencies: ["CoreTelephony"], path: "Examples/Compat/ct-watch"),
+        // ct-watch also plays the modem driver (RadioSource.processDefault).
+        .executableTarget(name: "ct-watch", dependencies: ["CoreTelephony", "Reachability"], path: "Examples/Compat/ct-watch"),
         .executableTarget(
             name: "reach",
             dependencies: [

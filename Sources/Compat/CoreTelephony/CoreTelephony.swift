@@ -1,2 +1,0 @@
-// CoreTelephony: see README, "Porting from iOS".
-import ReachabilityCompatSupport
