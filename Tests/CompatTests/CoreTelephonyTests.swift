@@ -1,0 +1,213 @@
+// CoreTelephony on the real kernel: CTCellularData's state from the WWAN
+// links, the process's WWAN switch and kernel prohibit rules; CTTelephonyNetworkInfo
+// from RadioSource.processDefault.
+
+import CoreTelephony
+import Foundation
+import Reachability
+import ReachabilityCompatSupport
+import Synchronization
+import XCTest
+
+/// What a callback gave, in order, with a semaphore per arrival.
+final class Arrivals<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+
+    func add(_ value: Value) {
+        values.withLock { $0.append(value) }
+        arrived.signal()
+    }
+
+    var all: [Value] { values.withLock { $0 } }
+
+    /// Waits until `count` values arrived in all (at most `timeout` seconds); returns them.
+    @discardableResult
+    func wait(for count: Int, timeout: TimeInterval = 5) -> [Value] {
+        let deadline = DispatchTime.now() + timeout
+        while all.count < count, arrived.wait(timeout: deadline) == .success {}
+        return all
+    }
+}
+
+class CompatTestCase: NamespaceTestCase {
+    /// A namespace the compat modules read, with the process defaults restored when the test ends.
+    func makeCompatNamespace(kinds: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> TestNamespace {
+        let ns = try makeNamespace(file: file, line: line)
+        let saved = (CompatEnvironment.namespace, CompatEnvironment.kindOverrides, ReachabilityPolicy.processDefault)
+        CompatEnvironment.namespace = .named(ns.name)
+        CompatEnvironment.kindOverrides = try kinds.map { (text) throws(ReachabilityError) in try InterfaceKindOverride(parsing: text) }
+        addTeardownBlock {
+            CompatEnvironment.namespace = saved.0
+            CompatEnvironment.kindOverrides = saved.1
+            ReachabilityPolicy.processDefault = saved.2
+        }
+        return ns
+    }
+
+    /// A built example program (`sc-watch`, `nw-watch`, `ct-watch`), next to the test bundle.
+    func exampleBinary(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for candidate in [directory, directory.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        XCTFail("\(name) is not next to the test bundle (\(directory.path)): `swift build --build-tests` builds it",
+                file: file, line: line)
+        throw TestStopped(reason: "no \(name)")
+    }
+
+    /// `program` run inside `ns` (`ip netns exec`), its output collected.
+    func runExample(_ name: String, _ arguments: [String] = [], in ns: TestNamespace) throws -> RunningProcess {
+        let program = try exampleBinary(name)
+        let process = try RunningProcess(ipExecutable!, ["netns", "exec", ns.name, program.path] + arguments)
+        addTeardownBlock { process.terminate() }
+        return process
+    }
+}
+
+final class CoreTelephonyTests: CompatTestCase {
+    /// wwan0 (10.20.0.1/24, a veth named as a modem is, so classified WWAN) carrying the default route.
+    private func makeWWANNamespace() throws -> TestNamespace {
+        let ns = try makeCompatNamespace()
+        ns.addVethPair("wwan0", peer: "wb", address: "10.20.0.1/24")
+        ns.run("route add default via 10.20.0.2")
+        return ns
+    }
+
+    private func watch(_ data: CTCellularData) -> Arrivals<CTCellularDataRestrictedState> {
+        let arrivals = Arrivals<CTCellularDataRestrictedState>()
+        data.cellularDataRestrictionDidUpdateNotifier = { arrivals.add($0) }
+        return arrivals
+    }
+
+    func testNoWWANLinkIsUnknownAndTheNotifierGetsItOnce() throws {
+        let ns = try makeCompatNamespace()
+        ns.addVethPair("eth0", peer: "eb", address: "10.10.0.1/24")
+        let data = CTCellularData()
+        XCTAssertEqual(data.restrictedState, .restrictedStateUnknown)
+        let states = watch(data)
+        XCTAssertEqual(states.wait(for: 1), [.restrictedStateUnknown])
+        // A WWAN link appears (down, as a modem's before it connects): it exists, and is allowed.
+        ns.run("link add wwan0 type veth peer name wb")
+        XCTAssertEqual(states.wait(for: 2), [.restrictedStateUnknown, .notRestricted])
+    }
+
+    func testTheWWANSwitchRestrictsAndAllowsAtOnceWithoutDuplicates() throws {
+        _ = try makeWWANNamespace()
+        let data = CTCellularData()
+        let states = watch(data)
+        XCTAssertEqual(states.wait(for: 1), [.notRestricted], "called once with the current state when set")
+        ReachabilityPolicy.processDefault.allowsWWAN = false
+        XCTAssertEqual(states.wait(for: 2), [.notRestricted, .restricted])
+        XCTAssertEqual(data.restrictedState, .restricted)
+        // The same policy again, and another field of it: no new state, no call.
+        ReachabilityPolicy.processDefault.allowsWWAN = false
+        ReachabilityPolicy.processDefault.meteredInterfaces = ["eth9"]
+        ReachabilityPolicy.processDefault.allowsWWAN = true
+        XCTAssertEqual(states.wait(for: 3), [.notRestricted, .restricted, .notRestricted])
+        XCTAssertEqual(states.wait(for: 4, timeout: 0.3), [.notRestricted, .restricted, .notRestricted],
+                       "no duplicate state")
+    }
+
+    func testAKernelProhibitForTheWWANLinksSourceRestricts() throws {
+        let ns = try makeWWANNamespace()
+        let data = CTCellularData()
+        let states = watch(data)
+        XCTAssertEqual(states.wait(for: 1), [.notRestricted])
+        ns.run("rule add from 10.20.0.1 prohibit")
+        XCTAssertEqual(states.wait(for: 2), [.notRestricted, .restricted])
+        ns.run("rule del from 10.20.0.1 prohibit")
+        XCTAssertEqual(states.wait(for: 3), [.notRestricted, .restricted, .notRestricted])
+    }
+
+    func testALinkDownIsStillALinkAndADeletedOneIsNot() throws {
+        let ns = try makeWWANNamespace()
+        let data = CTCellularData()
+        let states = watch(data)
+        XCTAssertEqual(states.wait(for: 1), [.notRestricted])
+        ns.run("link set wwan0 down")
+        XCTAssertTrue(ns.waitForState("wwan0", "DOWN"))
+        ns.run("link set wwan0 up")
+        ns.run("link del wwan0")
+        XCTAssertEqual(states.wait(for: 2), [.notRestricted, .restrictedStateUnknown],
+                       "down and up change nothing; deleted, there is no WWAN link")
+    }
+
+    func testANilNotifierStopsCalls() throws {
+        _ = try makeWWANNamespace()
+        let data = CTCellularData()
+        let states = watch(data)
+        XCTAssertEqual(states.wait(for: 1), [.notRestricted])
+        data.cellularDataRestrictionDidUpdateNotifier = nil
+        ReachabilityPolicy.processDefault.allowsWWAN = false
+        XCTAssertEqual(states.wait(for: 2, timeout: 0.3), [.notRestricted])
+        XCTAssertEqual(data.restrictedState, .restricted, "the state itself is still read")
+    }
+
+    // MARK: Radio access technology
+
+    func testARadioChangeCallsTheNotifierAndPostsEachNotificationOnce() throws {
+        let service = "wwan-ct\(getpid())"
+        addTeardownBlock { RadioSource.processDefault.set(nil, for: service) }
+        let info = CTTelephonyNetworkInfo()
+        let other = CTTelephonyNetworkInfo()   // a second instance: notifications are still posted once
+        XCTAssertNil(info.serviceCurrentRadioAccessTechnology?[service])
+        let updates = Arrivals<String>()
+        info.serviceRadioAccessTechnologyDidUpdateNotifier = { updates.add($0) }
+        let posted = Arrivals<String>()
+        var tokens: [NSObjectProtocol] = []
+        for name in [NSNotification.Name.CTServiceRadioAccessTechnologyDidChange, .CTRadioAccessTechnologyDidChange] {
+            tokens.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
+                if (note.object as? String) == service { posted.add("\(note.name.rawValue) \(service)") }
+            })
+        }
+        defer { tokens.forEach(NotificationCenter.default.removeObserver) }
+
+        RadioSource.processDefault.set(.lte, for: service)
+        XCTAssertEqual(updates.wait(for: 1), [service])
+        XCTAssertEqual(posted.wait(for: 2).sorted(), ["CTRadioAccessTechnologyDidChangeNotification \(service)",
+                                                     "CTServiceRadioAccessTechnologyDidChangeNotification \(service)"])
+        XCTAssertEqual(info.serviceCurrentRadioAccessTechnology?[service], CTRadioAccessTechnologyLTE)
+        XCTAssertEqual(other.serviceCurrentRadioAccessTechnology?[service], CTRadioAccessTechnologyLTE)
+
+        // The same technology again changes nothing; 5G NSA does.
+        RadioSource.processDefault.set(.lte, for: service)
+        RadioSource.processDefault.set(.nrNSA, for: service)
+        XCTAssertEqual(updates.wait(for: 2), [service, service])
+        XCTAssertEqual(posted.wait(for: 4).count, 4)
+        XCTAssertEqual(updates.wait(for: 3, timeout: 0.3).count, 2, "no call for an unchanged technology")
+        XCTAssertEqual(posted.all.count, 4)
+        XCTAssertEqual(info.serviceCurrentRadioAccessTechnology?[service], CTRadioAccessTechnologyNRNSA)
+        _ = other
+    }
+
+    func testEveryTechnologyHasApplesName() {
+        let names = Set(RadioTechnology.allCases.map(\.coreTelephonyName))
+        XCTAssertEqual(names, [CTRadioAccessTechnologyGPRS, CTRadioAccessTechnologyEdge, CTRadioAccessTechnologyWCDMA,
+                               CTRadioAccessTechnologyHSDPA, CTRadioAccessTechnologyHSUPA, CTRadioAccessTechnologyCDMA1x,
+                               CTRadioAccessTechnologyCDMAEVDORev0, CTRadioAccessTechnologyCDMAEVDORevA,
+                               CTRadioAccessTechnologyCDMAEVDORevB, CTRadioAccessTechnologyeHRPD,
+                               CTRadioAccessTechnologyLTE, CTRadioAccessTechnologyNRNSA, CTRadioAccessTechnologyNR])
+        XCTAssertEqual(RadioTechnology(parsing: "NR5G-NSA"), .nrNSA)
+        XCTAssertEqual(RadioTechnology(parsing: "eHRPD"), .ehrpd)
+    }
+
+    // MARK: The example
+
+    func testCTWatchAcrossALinkDownAndUpAndARule() throws {
+        let ns = try makeWWANNamespace()
+        let watch = try runExample("ct-watch", in: ns)
+        XCTAssertEqual(watch.waitForLines(2), ["radio: [:]", "cellular data: notRestricted"], watch.stderr)
+        let link = try ns.linkControl()
+        try link.set("wwan0", up: false)
+        XCTAssertTrue(ns.waitForState("wwan0", "DOWN"))
+        try link.set("wwan0", up: true)
+        ns.run("rule add from 10.20.0.1 prohibit")
+        XCTAssertEqual(watch.waitForLines(3).last, "cellular data: restricted", watch.stderr)
+        ns.run("rule del from 10.20.0.1 prohibit")
+        XCTAssertEqual(watch.waitForLines(4), ["radio: [:]", "cellular data: notRestricted", "cellular data: restricted",
+                                               "cellular data: notRestricted"], "link down and up change nothing")
+        print("ct-watch output:\n" + watch.lines.map { "  " + $0 }.joined(separator: "\n"))
+    }
+}
