@@ -50,7 +50,7 @@ extension NamespaceTestCase {
     /// with every initial state already delivered (and, unless
     /// `changesMayFollow`, nothing else yet). Stopped when the test ends.
     func startMonitor(_ ns: TestNamespace, _ targets: [Target], options: LookupOptions = LookupOptions(),
-                      policy: ReachabilityPolicy = ReachabilityPolicy(), radio: RadioSource = RadioSource(),
+                      policy: ReachabilityPolicy? = ReachabilityPolicy(), radio: RadioSource = RadioSource(),
                       changesMayFollow: Bool = false,
                       configure: (inout ReachabilityMonitor.Configuration) -> Void = { _ in },
                       file: StaticString = #filePath, line: UInt = #line) throws -> (ReachabilityMonitor, ChangeRecorder) {

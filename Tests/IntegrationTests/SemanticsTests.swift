@@ -98,6 +98,42 @@ final class SemanticsTests: NamespaceTestCase {
         XCTAssertEqual(on.last?.status, .reachable(.wwan))
     }
 
+    /// `ReachabilityPolicy.processDefault` (what iOS code cannot pass: the
+    /// Settings switch) reaches a running monitor created without a policy at
+    /// once, and only that one.
+    func testTheProcessDefaultPolicyReachesMonitorsThatFollowIt() throws {
+        let ns = try makeWWANAndWired()
+        let saved = ReachabilityPolicy.processDefault
+        addTeardownBlock { ReachabilityPolicy.processDefault = saved }
+        let targets: [Target] = [.address(IPAddress("10.20.0.5")!), .address(IPAddress("10.250.0.1")!)]
+        let (following, recorder) = try startMonitor(ns, targets, policy: nil)
+        let (own, ownRecorder) = try startMonitor(ns, targets, policy: ReachabilityPolicy())
+        XCTAssertTrue(following.core.evaluator.followsProcessDefaultPolicy)
+        XCTAssertFalse(own.core.evaluator.followsProcessDefaultPolicy)
+
+        ReachabilityPolicy.processDefault.allowsWWAN = false
+        XCTAssertTrue(recorder.wait(timeout: 5) { _ in self.changes(of: "10.20.0.5", recorder).count == 1 })
+        XCTAssertEqual(changes(of: "10.20.0.5", recorder).last?.evaluation.unsatisfiedReason, .wwanDenied)
+        XCTAssertEqual(following.policy.allowsWWAN, false)
+        passBarrier("10.250.0.1", in: ns, ownRecorder)
+        XCTAssertEqual(changes(of: "10.20.0.5", ownRecorder).count, 0, "a monitor given its own policy keeps it")
+
+        // Setting a monitor's policy ends its following the default.
+        following.policy = ReachabilityPolicy(allowsWWAN: false)
+        ReachabilityPolicy.processDefault.allowsWWAN = true
+        XCTAssertEqual(following.policy.allowsWWAN, false)
+        XCTAssertFalse(following.core.evaluator.followsProcessDefaultPolicy)
+    }
+
+    func testRadioSourceProcessDefaultIsTheDefault() throws {
+        let ns = try makeWWANAndWired()
+        let evaluator = try ReachabilityEvaluator(namespace: .named(ns.name))
+        XCTAssertTrue(evaluator.radio === RadioSource.processDefault)
+        XCTAssertTrue(evaluator.followsProcessDefaultPolicy)
+        let monitor = try ReachabilityMonitor(targets: [.internet], namespace: .named(ns.name))
+        XCTAssertTrue(monitor.radio === RadioSource.processDefault)
+    }
+
     func testARadioChangeWhileRunningIsOneMaskChange() throws {
         let ns = try makeWWANAndWired()
         let radio = RadioSource(["wwan0": .lte])
