@@ -86,6 +86,9 @@ let package = Package(
         .executableTarget(name: "nw-watch", dependencies: ["Network"], path: "Examples/Compat/nw-watch"),
         // ct-watch also plays the modem driver (RadioSource.processDefault).
         .executableTarget(name: "ct-watch", dependencies: ["CoreTelephony", "Reachability"], path: "Examples/Compat/ct-watch"),
+        // The engine without Foundation: FoundationFreeTests reads this program's
+        // dynamic section (the compat modules may use Foundation; these may not).
+        .executableTarget(name: "foundation-free", dependencies: ["Reachability"], path: "Examples/FoundationFree"),
         .executableTarget(
             name: "reach",
             dependencies: [
