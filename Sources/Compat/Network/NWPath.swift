@@ -1,0 +1,119 @@
+// NWPath from the engine's answer for the internet target: the same decision
+// tables as every other view, Network's names on them.
+
+import Reachability
+
+/// What a path monitor knows about the way out: whether it is usable, over
+/// which interfaces, at what cost. Linux facts behind each field: README,
+/// "Porting from iOS".
+public struct NWPath: Equatable, Sendable, CustomDebugStringConvertible {
+    public enum Status: Equatable, Hashable, Sendable {
+        /// A usable route to the internet over an interface the monitor allows.
+        case satisfied
+        /// No such route (none, unreachable, prohibited, the link down), or
+        /// only a WWAN one the process's policy refuses (`cellularDenied`).
+        case unsatisfied
+        /// The route exists, but a connection must be set up first (a
+        /// dial-on-demand link: `connectionRequired` without `connectionOnTraffic`).
+        case requiresConnection
+    }
+
+    /// Why a path is unsatisfied. Only `notAvailable` and `cellularDenied` are
+    /// produced on Linux: `wifiDenied`, `localNetworkDenied` and
+    /// `vpnInactive` are iOS settings Linux has no fact for.
+    public enum UnsatisfiedReason: Equatable, Hashable, Sendable {
+        /// No usable route (also for a satisfied path, as on Apple's platforms).
+        case notAvailable
+        /// Only WWAN carries the path and `ReachabilityPolicy.processDefault.allowsWWAN` is false.
+        case cellularDenied
+        case wifiDenied
+        case localNetworkDenied
+        case vpnInactive
+    }
+
+    public let status: Status
+    public let unsatisfiedReason: UnsatisfiedReason
+    /// The interfaces that can carry packets now (up, with carrier) and that
+    /// the monitor allows, the one the path uses first.
+    public let availableInterfaces: [NWInterface]
+    /// WWAN, or an interface `ReachabilityPolicy.meteredInterfaces` names.
+    public let isExpensive: Bool
+    /// An interface `ReachabilityPolicy.constrainedInterfaces` names (Low Data Mode).
+    public let isConstrained: Bool
+    /// Never on Linux (iOS 26's satellite links).
+    public var isUltraConstrained: Bool { false }
+    public let supportsIPv4: Bool
+    public let supportsIPv6: Bool
+    /// A name server of the namespace's resolv.conf is routable.
+    public let supportsDNS: Bool
+    /// The next hops of the routes the path uses (port 0).
+    public let gateways: [NWEndpoint]
+    /// nil for a monitor's path, as on Apple's platforms.
+    public var localEndpoint: NWEndpoint? { nil }
+    /// nil for a monitor's path, as on Apple's platforms.
+    public var remoteEndpoint: NWEndpoint? { nil }
+    /// The type of the interface the path leaves by, when satisfied.
+    let usedInterfaceType: NWInterface.InterfaceType?
+
+    /// Whether the path leaves by an interface of `type`.
+    public func usesInterfaceType(_ type: NWInterface.InterfaceType) -> Bool { usedInterfaceType == type }
+
+    /// The path before a monitor's first answer: unsatisfied, no interfaces.
+    static let initial = NWPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, availableInterfaces: [],
+                                isExpensive: false, isConstrained: false, supportsIPv4: false, supportsIPv6: false,
+                                supportsDNS: false, gateways: [], usedInterfaceType: nil)
+
+    init(status: Status, unsatisfiedReason: UnsatisfiedReason, availableInterfaces: [NWInterface], isExpensive: Bool,
+         isConstrained: Bool, supportsIPv4: Bool, supportsIPv6: Bool, supportsDNS: Bool, gateways: [NWEndpoint],
+         usedInterfaceType: NWInterface.InterfaceType?) {
+        self.status = status
+        self.unsatisfiedReason = unsatisfiedReason
+        self.availableInterfaces = availableInterfaces
+        self.isExpensive = isExpensive
+        self.isConstrained = isConstrained
+        self.supportsIPv4 = supportsIPv4
+        self.supportsIPv6 = supportsIPv6
+        self.supportsDNS = supportsDNS
+        self.gateways = gateways
+        self.usedInterfaceType = usedInterfaceType
+    }
+
+    /// The path of the engine's answer, keeping the interfaces `allows` lets through.
+    init(_ evaluation: TargetEvaluation, allows: (NWInterface.InterfaceType) -> Bool = { _ in true }) {
+        let status: Status
+        switch evaluation.isEvaluated ? evaluation.pathStatus : .unsatisfied {
+        case .satisfied: status = .satisfied
+        case .unsatisfied: status = .unsatisfied
+        case .requiresConnection: status = .requiresConnection
+        }
+        let used = status == .satisfied ? evaluation.primary?.interfaceKind.map(NWInterface.InterfaceType.init) : nil
+        self.init(status: status,
+                  unsatisfiedReason: evaluation.unsatisfiedReason == .wwanDenied ? .cellularDenied : .notAvailable,
+                  availableInterfaces: evaluation.availableInterfaces.map(NWInterface.init).filter { allows($0.type) },
+                  isExpensive: evaluation.isExpensive, isConstrained: evaluation.isConstrained,
+                  supportsIPv4: evaluation.supportsIPv4, supportsIPv6: evaluation.supportsIPv6,
+                  supportsDNS: evaluation.supportsDNS ?? false,
+                  gateways: evaluation.gateways.map(NWEndpoint.init(gateway:)), usedInterfaceType: used)
+    }
+
+    /// As Apple's: `satisfied (Path is satisfied), interface: eth0[wiredEthernet], ipv4, dns`.
+    public var debugDescription: String {
+        var parts: [String] = []
+        switch status {
+        case .satisfied: parts.append("satisfied (Path is satisfied)")
+        case .requiresConnection: parts.append("requiresConnection (Path requires a connection)")
+        case .unsatisfied:
+            parts.append(unsatisfiedReason == .cellularDenied ? "unsatisfied (Cellular data is denied)"
+                                                               : "unsatisfied (No network route)")
+        }
+        if !availableInterfaces.isEmpty {
+            parts.append("interface: " + availableInterfaces.map { "\($0.name)[\($0.type)]" }.joined(separator: ", "))
+        }
+        if supportsIPv4 { parts.append("ipv4") }
+        if supportsIPv6 { parts.append("ipv6") }
+        if supportsDNS { parts.append("dns") }
+        if isExpensive { parts.append("expensive") }
+        if isConstrained { parts.append("constrained") }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,223 @@
+// NWPathMonitor on Linux: a monitor of the internet target (kernel
+// notifications, no polling) whose answers become NWPaths; a path is given
+// when any field of it changed.
+
+import Dispatch
+import Foundation
+import Reachability
+import ReachabilityCompatSupport
+
+/// Watches the path to the internet and calls `pathUpdateHandler` with the
+/// first path right after `start(queue:)`, then with each path that differs
+/// from the last one given (its status, interfaces, cost, families, gateways).
+///
+/// `init(requiredInterfaceType:)` and `init(prohibitedInterfaceTypes:)`
+/// count only the interfaces they allow: the path is satisfied when one of
+/// them has its own usable route to the internet (a route lookup bound to it
+/// that a routing table answers, not the kernel's on-link fallback), even
+/// when the default route leaves by another.
+///
+/// As on Apple's platforms, `start` works once, and `cancel()` ends the
+/// monitor for good (make a new one to watch again).
+public final class NWPathMonitor: @unchecked Sendable {
+    private struct State {
+        var handler: (@Sendable (NWPath) -> Void)?
+        var current = NWPath.initial
+        /// The last path given (nil before the first).
+        var delivered: NWPath?
+        var queue: DispatchQueue?
+        var monitor: ReachabilityMonitor?
+        var cancelled = false
+        var streams: [UInt64: AsyncStream<NWPath>.Continuation] = [:]
+        var nextStream: UInt64 = 0
+    }
+
+    private let requiredInterfaceType: NWInterface.InterfaceType?
+    private let prohibitedInterfaceTypes: [NWInterface.InterfaceType]
+    private let lock = NSLock()
+    private var state = State()
+
+    /// A monitor of every interface type.
+    public init() {
+        requiredInterfaceType = nil
+        prohibitedInterfaceTypes = []
+    }
+
+    /// A monitor that counts only interfaces of `requiredInterfaceType`.
+    public init(requiredInterfaceType: NWInterface.InterfaceType) {
+        self.requiredInterfaceType = requiredInterfaceType
+        prohibitedInterfaceTypes = []
+    }
+
+    /// A monitor that counts no interface of `prohibitedInterfaceTypes`.
+    public init(prohibitedInterfaceTypes: [NWInterface.InterfaceType]) {
+        requiredInterfaceType = nil
+        self.prohibitedInterfaceTypes = prohibitedInterfaceTypes
+    }
+
+    deinit { state.monitor?.stop() }
+
+    /// Called on the monitor's queue with each new path.
+    @preconcurrency public var pathUpdateHandler: (@Sendable (NWPath) -> Void)? {
+        get { lock.withLock { state.handler } }
+        set { lock.withLock { state.handler = newValue } }
+    }
+
+    /// The latest path: unsatisfied with no interfaces until the first answer after `start`.
+    public var currentPath: NWPath {
+        get { lock.withLock { state.current } }
+        set { lock.withLock { state.current = newValue } }
+    }
+
+    /// The queue given to `start`; nil before.
+    public var queue: DispatchQueue? { lock.withLock { state.queue } }
+
+    /// Starts watching; the handler gets the current path at once, on `queue`.
+    /// Only the first call does anything, and none after `cancel()`.
+    public func start(queue: DispatchQueue) {
+        let first = lock.withLock { () -> Bool in
+            guard state.queue == nil, !state.cancelled else { return false }
+            state.queue = queue
+            return true
+        }
+        guard first else { return }
+        let filtered = requiredInterfaceType != nil || !prohibitedInterfaceTypes.isEmpty
+        do {
+            let evaluator = try CompatEnvironment.evaluator()
+            let monitor = try CompatEnvironment.makeMonitor([.internet])
+            monitor.onChange(on: .custom { work in queue.async(execute: work) }) { [weak self] change in
+                self?.update(change.evaluation, evaluator)
+            }
+            if filtered {
+                // A route of an allowed interface that is not the default one
+                // changes no answer of the monitor's: read it again after
+                // every burst of kernel changes.
+                monitor.observeKernelChanges { [weak self, weak monitor] in
+                    guard let self, let monitor else { return }
+                    queue.async {
+                        guard let evaluation = monitor.currentEvaluations.first else { return }
+                        self.update(evaluation, evaluator)
+                    }
+                }
+            }
+            let cancelled = lock.withLock { () -> Bool in
+                if !state.cancelled { state.monitor = monitor }
+                return state.cancelled
+            }
+            if cancelled { return }
+            try monitor.start()
+        } catch {
+            // The kernel cannot be watched: the first path says so, once.
+            queue.async { self.give(NWPath.initial) }
+        }
+    }
+
+    /// Stops the monitor for good: no path is given after this returns
+    /// (a handler already running finishes), and every `for await` loop ends.
+    public func cancel() {
+        let (monitor, streams) = lock.withLock { () -> (ReachabilityMonitor?, [AsyncStream<NWPath>.Continuation]) in
+            state.cancelled = true
+            defer { state.monitor = nil; state.streams = [:] }
+            return (state.monitor, Array(state.streams.values))
+        }
+        monitor?.stop()
+        for stream in streams { stream.finish() }
+    }
+
+    /// On the queue: the path of `evaluation` under the monitor's interface
+    /// types, given when it differs from the last one.
+    private func update(_ evaluation: TargetEvaluation, _ evaluator: ReachabilityEvaluator) {
+        guard evaluation.isEvaluated else { return }
+        give(path(evaluation, evaluator))
+    }
+
+    private func give(_ path: NWPath) {
+        let delivery = lock.withLock { () -> ((@Sendable (NWPath) -> Void)?, [AsyncStream<NWPath>.Continuation])? in
+            guard !state.cancelled, state.delivered != path else { return nil }
+            state.delivered = path
+            state.current = path
+            return (state.handler, Array(state.streams.values))
+        }
+        guard let (handler, streams) = delivery else { return }
+        handler?(path)
+        for stream in streams { stream.yield(path) }
+    }
+
+    private func allows(_ type: NWInterface.InterfaceType) -> Bool {
+        if let requiredInterfaceType { return type == requiredInterfaceType }
+        return !prohibitedInterfaceTypes.contains(type)
+    }
+
+    /// The path under the monitor's interface types: the engine's answer when
+    /// it leaves by an allowed interface, else the answer of the first
+    /// allowed interface that has its own route to the internet.
+    func path(_ evaluation: TargetEvaluation, _ evaluator: ReachabilityEvaluator) -> NWPath {
+        let path = NWPath(evaluation, allows: allows)
+        guard requiredInterfaceType != nil || !prohibitedInterfaceTypes.isEmpty else { return path }
+        if path.status == .satisfied, let used = path.usedInterfaceType, allows(used) { return path }
+        var refused: NWPath?
+        for interface in path.availableInterfaces where interface.type != .loopback {
+            // A lookup bound to the interface: a routing table's answer, or
+            // the kernel's on-link fallback (table 0, no gateway) when none covers it.
+            let answers = Target.internetProbeAddresses.compactMap { address in
+                try? evaluator.evaluate(address, options: LookupOptions(interface: interface.name))
+            }.filter { $0.route.table != 0 && $0.route.verdict.isUsable }
+            guard !answers.isEmpty else { continue }
+            let own = TargetEvaluation(target: .internet, addresses: answers,
+                                       availableInterfaces: [NetworkInterface(name: interface.name, index: Int32(interface.index),
+                                                                              kind: answers[0].interfaceKind ?? .other)],
+                                       supportsDNS: evaluation.supportsDNS)
+            let candidate = NWPath(own)
+            let interfaces = [interface] + path.availableInterfaces.filter { $0 != interface }
+            let result = NWPath(status: candidate.status, unsatisfiedReason: candidate.unsatisfiedReason,
+                                availableInterfaces: interfaces, isExpensive: candidate.isExpensive,
+                                isConstrained: candidate.isConstrained, supportsIPv4: candidate.supportsIPv4,
+                                supportsIPv6: candidate.supportsIPv6, supportsDNS: candidate.supportsDNS,
+                                gateways: candidate.gateways, usedInterfaceType: candidate.usedInterfaceType)
+            if result.status == .satisfied { return result }
+            refused = refused ?? result
+        }
+        if let refused { return refused }
+        return NWPath(status: .unsatisfied, unsatisfiedReason: .notAvailable, availableInterfaces: path.availableInterfaces,
+                      isExpensive: false, isConstrained: false, supportsIPv4: false, supportsIPv6: false,
+                      supportsDNS: path.supportsDNS, gateways: [], usedInterfaceType: nil)
+    }
+
+    // MARK: Streams
+
+    fileprivate func stream() -> AsyncStream<NWPath> {
+        let (stream, continuation) = AsyncStream<NWPath>.makeStream()
+        let (id, current, cancelled, started) = lock.withLock { () -> (UInt64, NWPath?, Bool, Bool) in
+            state.nextStream += 1
+            if !state.cancelled { state.streams[state.nextStream] = continuation }
+            return (state.nextStream, state.delivered, state.cancelled, state.queue != nil)
+        }
+        if cancelled {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.lock.withLock { self?.state.streams.removeValue(forKey: id) }
+        }
+        if let current { continuation.yield(current) }
+        if !started { start(queue: DispatchQueue(label: "Network.NWPathMonitor")) }
+        return stream
+    }
+}
+
+extension NWPathMonitor: AsyncSequence {
+    public typealias Element = NWPath
+    public typealias Failure = Never
+    public typealias AsyncIterator = Iterator
+
+    /// `for await path in monitor`: the current path first, then each new
+    /// one. Starts the monitor (on a queue of its own) when it has not been
+    /// started; ends when the task is cancelled or the monitor is.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<NWPath>.Iterator
+
+        public mutating func next() async -> NWPath? { await base.next() }
+    }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(base: stream().makeAsyncIterator()) }
+}

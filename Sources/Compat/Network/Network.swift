@@ -1,2 +1,0 @@
-// Network: see README, "Porting from iOS".
-import ReachabilityCompatSupport

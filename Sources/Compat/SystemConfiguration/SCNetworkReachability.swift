@@ -1,0 +1,338 @@
+// SCNetworkReachability on Linux: a reachability object answers from the
+// engine's evaluator while unscheduled, and from a monitor of its target once
+// scheduled on a queue or a run loop. README, "Porting from iOS", has the table.
+
+import Dispatch
+import Foundation
+import Reachability
+import ReachabilityCompatSupport
+
+/// A reachability object: a target (an address, a pair, a host name, or the
+/// internet for `0.0.0.0`) and, once scheduled, its callback.
+///
+/// Unscheduled, `SCNetworkReachabilityGetFlags` answers at once from route
+/// lookups (nothing is sent). For a host name it is optimistic, as Apple's is:
+/// the flags of the route the internet would take, the name not yet asked
+/// for. Scheduled, a monitor of the target (kernel notifications, no polling)
+/// resolves the name and follows it; the callback runs, on the queue or run
+/// loop given, each time the flags differ from the last ones this object gave
+/// (the answer when it was scheduled is the first), never merely for being
+/// scheduled. A name that does not resolve is not reachable.
+///
+/// When `ReachabilityPolicy.processDefault.allowsWWAN` is false (iOS's
+/// cellular-data switch off), a path only WWAN carries has no `.reachable`.
+public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomStringConvertible {
+    /// What the object was created for.
+    enum Subject: Hashable {
+        case internet
+        case address(IPAddress)
+        /// From `local` (nil: any source) to `remote` (nil: `local` itself).
+        case pair(local: IPAddress?, remote: IPAddress?)
+        case name(String)
+    }
+
+    enum Schedule {
+        case queue(DispatchQueue)
+        case runLoop(CFRunLoop, CFRunLoopMode)
+    }
+
+    private struct State {
+        var callback: SCNetworkReachabilityCallBack?
+        var context = SCNetworkReachabilityContext()
+        var schedule: Schedule?
+        var monitor: ReachabilityMonitor?
+        /// The flags this object last gave its callback (at scheduling: the answer then).
+        var given: SCNetworkReachabilityFlags?
+        /// Bumped by every (un)scheduling: a delivery of an older monitor is dropped.
+        var generation: UInt64 = 0
+    }
+
+    let subject: Subject
+    private let lock = NSLock()
+    private var state = State()
+
+    init(_ subject: Subject) { self.subject = subject }
+
+    deinit {
+        state.monitor?.stop()
+        if let info = state.context.info, let release = state.context.release { release(info) }
+    }
+
+    public static func == (lhs: SCNetworkReachability, rhs: SCNetworkReachability) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    public var description: String {
+        let (context, given) = lock.withLock { (state.context, state.given) }
+        var text = "<SCNetworkReachability \(Unmanaged.passUnretained(self).toOpaque())> {\(subjectDescription)"
+        if let given { text += ", flags = 0x\(String(given.rawValue, radix: 16)) (\(given))" }
+        if let info = context.info, let copyDescription = context.copyDescription {
+            text += ", context = \(copyDescription(UnsafeRawPointer(info)).takeRetainedValue())"
+        }
+        return text + "}"
+    }
+
+    private var subjectDescription: String {
+        switch subject {
+        case .internet: return "address = 0.0.0.0"
+        case let .address(address): return "address = \(address)"
+        case let .pair(local, remote):
+            return "local address = \(local.map(\.description) ?? "none"), remote address = \(remote.map(\.description) ?? "none")"
+        case let .name(name): return "name = \(name)"
+        }
+    }
+
+    // MARK: What the engine is asked
+
+    /// The engine's target and lookup options for the subject.
+    var target: (Target, LookupOptions) {
+        switch subject {
+        case .internet: return (.internet, LookupOptions())
+        case let .address(address): return (.address(address), LookupOptions())
+        case let .pair(local, remote?): return (.address(remote), LookupOptions(source: local))
+        case let .pair(local?, nil): return (.address(local), LookupOptions())
+        case .pair(nil, nil): return (.internet, LookupOptions())
+        case let .name(name): return (.host(name), LookupOptions())
+        }
+    }
+
+    /// The flags an app is given for an engine answer: the kernel's, without
+    /// `.reachable` when only WWAN carries the path and the process's policy
+    /// refuses it (iOS with the app's cellular data switched off).
+    static func flags(_ evaluation: TargetEvaluation) -> SCNetworkReachabilityFlags {
+        var flags = SCNetworkReachabilityFlags(evaluation.flags)
+        if evaluation.unsatisfiedReason == .wwanDenied { flags.remove(.reachable) }
+        return flags
+    }
+
+    /// The unscheduled answer: route lookups now. A name is not resolved: its
+    /// answer is the internet's (Apple: "optimistic").
+    func unscheduledFlags() throws(ReachabilityError) -> SCNetworkReachabilityFlags {
+        let evaluator = try CompatEnvironment.evaluator()
+        let (target, options) = target
+        switch target {
+        case let .address(address):
+            let answer = try evaluator.evaluate(address, options: options)
+            var flags = SCNetworkReachabilityFlags(answer.flags)
+            if answer.unsatisfiedReason == .wwanDenied { flags.remove(.reachable) }
+            return flags
+        case .internet, .host:
+            var answers: [AddressEvaluation] = []
+            for address in Target.internetProbeAddresses { answers.append(try evaluator.evaluate(address)) }
+            return Self.flags(TargetEvaluation(target: .internet, addresses: answers))
+        }
+    }
+
+    /// The current flags: the monitor's latest answer while scheduled (once
+    /// it has one), else the unscheduled answer.
+    func currentFlags() throws(ReachabilityError) -> SCNetworkReachabilityFlags {
+        if let evaluation = lock.withLock({ state.monitor?.currentEvaluations.first }), evaluation.isEvaluated {
+            return Self.flags(evaluation)
+        }
+        return try unscheduledFlags()
+    }
+
+    // MARK: Callback and scheduling
+
+    func setCallback(_ callback: SCNetworkReachabilityCallBack?, context: SCNetworkReachabilityContext?) {
+        var new = context ?? SCNetworkReachabilityContext()
+        if let info = new.info, let retain = new.retain { new.info = UnsafeMutableRawPointer(mutating: retain(info)) }
+        let old = lock.withLock { () -> SCNetworkReachabilityContext in
+            let old = state.context
+            state.callback = callback
+            state.context = new
+            return old
+        }
+        if let info = old.info, let release = old.release { release(info) }
+    }
+
+    /// Starts a monitor of the target delivering to `schedule`; false when
+    /// the object is scheduled elsewhere already or the kernel cannot be watched.
+    func schedule(_ schedule: Schedule) -> Bool {
+        if case .queue = schedule, case .queue? = lock.withLock({ state.schedule }) {
+            unschedule()   // another queue: SetDispatchQueue moves it
+        }
+        guard lock.withLock({ state.schedule == nil }) else {
+            SCErrorState.set(kSCStatusInvalidArgument)
+            return false
+        }
+        let (target, options) = target
+        let baseline: SCNetworkReachabilityFlags
+        let monitor: ReachabilityMonitor
+        do {
+            baseline = try unscheduledFlags()
+            monitor = try CompatEnvironment.makeMonitor([target], options: options)
+        } catch {
+            SCErrorState.set(kSCStatusReachabilityUnknown)
+            return false
+        }
+        let generation = lock.withLock { () -> UInt64 in
+            state.generation &+= 1
+            state.schedule = schedule
+            state.monitor = monitor
+            state.given = baseline
+            return state.generation
+        }
+        let deliveryQueue: DeliveryQueue
+        switch schedule {
+        case let .queue(queue):
+            deliveryQueue = .custom { work in queue.async(execute: work) }
+        case let .runLoop(runLoop, mode):
+            nonisolated(unsafe) let (loop, mode) = (runLoop, mode)
+            deliveryQueue = .custom { work in
+                CFRunLoopPerformBlock(loop, mode, work)
+                CFRunLoopWakeUp(loop)
+            }
+        }
+        monitor.onChange(on: deliveryQueue) { [weak self] change in
+            self?.deliver(change.evaluation, generation: generation)
+        }
+        do {
+            try monitor.start()
+        } catch {
+            unschedule()
+            SCErrorState.set(kSCStatusReachabilityUnknown)
+            return false
+        }
+        return true
+    }
+
+    /// Stops the monitor; the callback stays set. True when it was scheduled.
+    @discardableResult
+    func unschedule() -> Bool {
+        let monitor = lock.withLock { () -> ReachabilityMonitor?? in
+            guard state.schedule != nil else { return .none }
+            state.generation &+= 1
+            state.schedule = nil
+            defer { state.monitor = nil }
+            return .some(state.monitor)
+        }
+        guard let monitor else { return false }
+        monitor?.stop()
+        return true
+    }
+
+    func isScheduled(on runLoop: CFRunLoop, _ mode: CFRunLoopMode) -> Bool {
+        lock.withLock {
+            guard case let .runLoop(loop, scheduledMode)? = state.schedule else { return false }
+            return loop === runLoop && CFEqual(scheduledMode, mode)
+        }
+    }
+
+    /// On the schedule's queue or run loop: calls the callback when the flags
+    /// differ from the last ones given.
+    private func deliver(_ evaluation: TargetEvaluation, generation: UInt64) {
+        guard evaluation.isEvaluated else { return }
+        let flags = Self.flags(evaluation)
+        let call = lock.withLock { () -> (SCNetworkReachabilityCallBack, UnsafeMutableRawPointer?)? in
+            guard state.generation == generation, state.given != flags else { return nil }
+            state.given = flags
+            return state.callback.map { ($0, state.context.info) }
+        }
+        guard let (callback, info) = call else { return }
+        callback(self, flags, info)
+    }
+}
+
+// MARK: - The functions, as Swift imports Apple's
+
+/// A reachability object for `address`, an `AF_INET` or `AF_INET6` socket
+/// address; `0.0.0.0` (or `::`) is the internet: the default routes. nil, with
+/// `SCError() == kSCStatusInvalidArgument`, for another family. The
+/// allocator is ignored (pass nil).
+public func SCNetworkReachabilityCreateWithAddress(_ allocator: CFAllocator?, _ address: UnsafePointer<sockaddr>) -> SCNetworkReachability? {
+    guard let ip = SocketAddress.address(address) else {
+        SCErrorState.set(kSCStatusInvalidArgument)
+        return nil
+    }
+    return SCNetworkReachability(ip.isUnspecified ? .internet : .address(ip))
+}
+
+/// A reachability object for packets from `localAddress` (the route a socket
+/// bound to it takes: source-based policy rules apply) to `remoteAddress`.
+/// Either may be nil, not both; an address of another family than
+/// `AF_INET`/`AF_INET6` gives nil with `kSCStatusInvalidArgument`.
+public func SCNetworkReachabilityCreateWithAddressPair(_ allocator: CFAllocator?, _ localAddress: UnsafePointer<sockaddr>?,
+                                                       _ remoteAddress: UnsafePointer<sockaddr>?) -> SCNetworkReachability? {
+    let local = localAddress.map(SocketAddress.address)
+    let remote = remoteAddress.map(SocketAddress.address)
+    guard local != nil || remote != nil, local != .some(nil), remote != .some(nil) else {
+        SCErrorState.set(kSCStatusInvalidArgument)
+        return nil
+    }
+    return SCNetworkReachability(.pair(local: local ?? nil, remote: remote ?? nil))
+}
+
+/// A reachability object for the host `nodename` (a name, or an address in
+/// text). Unscheduled, its flags are optimistic (the internet's route, the
+/// name not yet resolved); scheduled, they follow the name's addresses. nil,
+/// with `kSCStatusInvalidArgument`, for text that is no host name.
+public func SCNetworkReachabilityCreateWithName(_ allocator: CFAllocator?, _ nodename: UnsafePointer<CChar>) -> SCNetworkReachability? {
+    let text = String(cString: nodename)
+    switch try? Target(parsing: text) {
+    case let .address(address)?: return SCNetworkReachability(address.isUnspecified ? .internet : .address(address))
+    case .host?, .internet?: return SCNetworkReachability(.name(text))   // "internet" is a name here
+    case nil:
+        SCErrorState.set(kSCStatusInvalidArgument)
+        return nil
+    }
+}
+
+/// Whether `target` is reachable now, in `flags`. False, with
+/// `kSCStatusReachabilityUnknown`, when the kernel cannot be asked.
+@discardableResult
+public func SCNetworkReachabilityGetFlags(_ target: SCNetworkReachability,
+                                          _ flags: UnsafeMutablePointer<SCNetworkReachabilityFlags>) -> Bool {
+    do {
+        flags.pointee = try target.currentFlags()
+        return true
+    } catch {
+        SCErrorState.set(kSCStatusReachabilityUnknown)
+        return false
+    }
+}
+
+/// Sets the callback a scheduled `target` calls and its context (nil
+/// removes both). The context's `retain` is called on its `info` now, and
+/// `release` when it is replaced and when `target` is destroyed.
+@discardableResult
+public func SCNetworkReachabilitySetCallback(_ target: SCNetworkReachability, _ callout: SCNetworkReachabilityCallBack?,
+                                             _ context: UnsafeMutablePointer<SCNetworkReachabilityContext>?) -> Bool {
+    target.setCallback(callout, context: context?.pointee)
+    return true
+}
+
+/// Schedules `target` on `queue` (its callback runs there), or unschedules it
+/// (nil). False when it is scheduled on a run loop, or the kernel cannot be
+/// watched.
+@discardableResult
+public func SCNetworkReachabilitySetDispatchQueue(_ target: SCNetworkReachability, _ queue: DispatchQueue?) -> Bool {
+    guard let queue else {
+        target.unschedule()
+        return true
+    }
+    return target.schedule(.queue(queue))
+}
+
+/// Schedules `target` on a CoreFoundation run loop (the callback runs when
+/// that run loop runs in `runLoopMode`: `RunLoop.current.run()` or
+/// `CFRunLoopRun()`). `kCFRunLoopDefaultMode` and `kCFRunLoopCommonModes`
+/// are CoreFoundation's on Linux, optional there, so this takes an optional
+/// mode (nil: the default mode).
+@discardableResult
+public func SCNetworkReachabilityScheduleWithRunLoop(_ target: SCNetworkReachability, _ runLoop: CFRunLoop,
+                                                     _ runLoopMode: CFRunLoopMode?) -> Bool {
+    guard let mode = runLoopMode ?? kCFRunLoopDefaultMode else { return false }
+    return target.schedule(.runLoop(runLoop, mode))
+}
+
+/// Unschedules `target` from the run loop it was scheduled on with
+/// `SCNetworkReachabilityScheduleWithRunLoop`. False when it is not scheduled there.
+@discardableResult
+public func SCNetworkReachabilityUnscheduleFromRunLoop(_ target: SCNetworkReachability, _ runLoop: CFRunLoop,
+                                                       _ runLoopMode: CFRunLoopMode?) -> Bool {
+    guard let mode = runLoopMode ?? kCFRunLoopDefaultMode, target.isScheduled(on: runLoop, mode) else {
+        SCErrorState.set(kSCStatusInvalidArgument)
+        return false
+    }
+    return target.unschedule()
+}

@@ -1,0 +1,105 @@
+// SystemConfiguration's C types as Swift imports Apple's, where Linux differs:
+// CoreFoundation's string type, the context a callback gets, SCError().
+
+@_exported import CoreFoundation
+import Foundation
+
+/// `CFString` as iOS code uses it in `copyDescription` closures
+/// (`"text" as CFString`, `Unmanaged<CFString>`): Linux's Foundation bridges
+/// `String` to `NSString` but not to CoreFoundation's `CFString`, so on Linux
+/// the name means `NSString`. This module imports CoreFoundation, so in a
+/// file that imports both, this declaration shadows CoreFoundation's and the
+/// same code still compiles (PortedCodeTests has such a file).
+public typealias CFString = NSString
+
+/// What `SCNetworkReachabilitySetCallback` keeps with the callback, as
+/// CoreFoundation does: `retain` is called on `info` when the context is set
+/// (the callback then gets what it returned), `release` when the context is
+/// replaced and when the reachability object is destroyed, and
+/// `copyDescription` when the object is described (its result is consumed, by
+/// the Create rule).
+///
+/// `copyDescription` is a Swift function type: on Linux a `@convention(c)`
+/// type cannot mention a Swift class (`Unmanaged<NSString>`). The closures iOS
+/// code writes capture nothing, so they compile as they are.
+public struct SCNetworkReachabilityContext {
+    public var version: CFIndex
+    public var info: UnsafeMutableRawPointer?
+    public var retain: (@convention(c) (UnsafeRawPointer) -> UnsafeRawPointer)?
+    public var release: (@convention(c) (UnsafeRawPointer) -> Void)?
+    public var copyDescription: ((UnsafeRawPointer) -> Unmanaged<CFString>)?
+
+    public init() {
+        self.init(version: 0, info: nil, retain: nil, release: nil, copyDescription: nil)
+    }
+
+    public init(version: CFIndex, info: UnsafeMutableRawPointer?,
+                retain: (@convention(c) (UnsafeRawPointer) -> UnsafeRawPointer)?,
+                release: (@convention(c) (UnsafeRawPointer) -> Void)?,
+                copyDescription: ((UnsafeRawPointer) -> Unmanaged<CFString>)?) {
+        self.version = version
+        self.info = info
+        self.retain = retain
+        self.release = release
+        self.copyDescription = copyDescription
+    }
+}
+
+/// The callback of a scheduled reachability object: the object, its new
+/// flags, and the context's `info` (as `retain` returned it).
+///
+/// A Swift function type (Apple's is `@convention(c)`): on Linux a C function
+/// type cannot take a Swift class or OptionSet. Closures that capture nothing,
+/// as iOS code writes them, compile either way.
+public typealias SCNetworkReachabilityCallBack = (SCNetworkReachability, SCNetworkReachabilityFlags, UnsafeMutableRawPointer?) -> Void
+
+// MARK: Errors
+
+/// The call succeeded.
+public let kSCStatusOK: Int = 0
+/// The call failed for a reason this module cannot name more precisely.
+public let kSCStatusFailed: Int = 1001
+/// An argument was not valid (a `sockaddr` of another family, a host name
+/// that is not one, a reachability object scheduled elsewhere).
+public let kSCStatusInvalidArgument: Int = 1002
+/// The flags could not be determined: the kernel could not be asked (the
+/// namespace is gone, netlink failed).
+public let kSCStatusReachabilityUnknown: Int = 4001
+
+enum SCErrorState {
+    private static let key = "SystemConfiguration.SCError"
+
+    /// Records `status` as the calling thread's last error (as SCError() is per thread on Apple).
+    static func set(_ status: Int) {
+        Thread.current.threadDictionary[key] = status
+    }
+
+    static var current: Int { Thread.current.threadDictionary[key] as? Int ?? kSCStatusOK }
+}
+
+/// The status of the calling thread's last SystemConfiguration call that failed
+/// (`kSCStatusOK` when none did).
+public func SCError() -> Int32 { Int32(truncatingIfNeeded: SCErrorState.current) }
+
+/// A message for a status `SCError()` gave.
+public func SCErrorString(_ status: Int32) -> UnsafePointer<CChar> {
+    switch Int(status) {
+    case kSCStatusOK: return SCErrorMessages.ok
+    case kSCStatusFailed: return SCErrorMessages.failed
+    case kSCStatusInvalidArgument: return SCErrorMessages.invalidArgument
+    case kSCStatusReachabilityUnknown: return SCErrorMessages.reachabilityUnknown
+    default: return strerror(status).map { UnsafePointer($0) } ?? SCErrorMessages.failed
+    }
+}
+
+/// The messages, in static storage (SCErrorString's result is never freed).
+private enum SCErrorMessages {
+    nonisolated(unsafe) static let ok = message("Success!")
+    nonisolated(unsafe) static let failed = message("Failed!")
+    nonisolated(unsafe) static let invalidArgument = message("Invalid argument")
+    nonisolated(unsafe) static let reachabilityUnknown = message("Network reachability cannot be determined")
+
+    private static func message(_ text: String) -> UnsafePointer<CChar> {
+        UnsafePointer(strdup(text)!)
+    }
+}

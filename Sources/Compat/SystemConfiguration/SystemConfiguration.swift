@@ -1,2 +1,0 @@
-// SystemConfiguration: see README, "Porting from iOS".
-import ReachabilityCompatSupport

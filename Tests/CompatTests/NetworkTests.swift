@@ -1,0 +1,168 @@
+// Network's path monitor on the real kernel: the first path after start, a
+// path per change, interface types, WWAN, cancel, the async sequence.
+
+import Foundation
+import Network
+import Reachability
+import ReachabilityCompatSupport
+import XCTest
+
+final class NetworkTests: CompatTestCase {
+    /// eth0 (10.10.0.1/24) carrying the default route.
+    private func makeWiredNamespace() throws -> TestNamespace {
+        let ns = try makeCompatNamespace()
+        ns.addVethPair("eth0", peer: "eb", address: "10.10.0.1/24")
+        ns.run("route add default via 10.10.0.2")
+        return ns
+    }
+
+    private func watch(_ monitor: NWPathMonitor, queue: DispatchQueue = DispatchQueue(label: "nw-test")) -> Arrivals<NWPath> {
+        let paths = Arrivals<NWPath>()
+        monitor.pathUpdateHandler = { paths.add($0) }
+        monitor.start(queue: queue)
+        addTeardownBlock { monitor.cancel() }
+        return paths
+    }
+
+    private func names(_ path: NWPath) -> [String] { path.availableInterfaces.map(\.name) }
+
+    func testTheFirstPathComesRightAfterStartAndAPathPerChange() throws {
+        let ns = try makeWiredNamespace()
+        let monitor = NWPathMonitor()
+        XCTAssertEqual(monitor.currentPath.status, .unsatisfied, "before start")
+        XCTAssertNil(monitor.queue)
+        let queue = DispatchQueue(label: "nw-first")
+        let paths = watch(monitor, queue: queue)
+        XCTAssertTrue(monitor.queue === queue)
+        let first = try XCTUnwrap(paths.wait(for: 1).first)
+        XCTAssertEqual(first.status, .satisfied)
+        XCTAssertEqual(first.unsatisfiedReason, .notAvailable)
+        XCTAssertEqual(names(first).first, "eth0")
+        XCTAssertTrue(first.usesInterfaceType(.wiredEthernet))
+        XCTAssertEqual(first.availableInterfaces.first?.type, .wiredEthernet)
+        XCTAssertTrue(first.supportsIPv4)
+        XCTAssertFalse(first.supportsIPv6)
+        XCTAssertFalse(first.isExpensive)
+        XCTAssertEqual(first.gateways, [.hostPort(host: .ipv4(IPv4Address("10.10.0.2")!), port: 0)])
+        XCTAssertEqual(monitor.currentPath, first)
+
+        ns.run("link set eth0 down")
+        let down = try XCTUnwrap(paths.wait(for: 2).last)
+        XCTAssertEqual(down.status, .unsatisfied)
+        XCTAssertFalse(down.usesInterfaceType(.wiredEthernet))
+        ns.run("link set eth0 up", "route add default via 10.10.0.2")
+        XCTAssertEqual(paths.wait(for: 4).last?.status, .satisfied, "up (interfaces back), then the route")
+        let all = paths.all
+        XCTAssertEqual(all.map(\.status), [.satisfied, .unsatisfied, .unsatisfied, .satisfied])
+        for (earlier, later) in zip(all, all.dropFirst()) { XCTAssertNotEqual(earlier, later, "no path twice in a row") }
+        XCTAssertEqual(all.last, first)
+    }
+
+    func testAChangeOfTheUsableInterfacesAloneIsANewPath() throws {
+        let ns = try makeWiredNamespace()
+        let paths = watch(NWPathMonitor())
+        XCTAssertEqual(paths.wait(for: 1).map(names), [["eth0", "eb"]])
+        ns.addVethPair("eth1", peer: "eb1", address: "10.11.0.1/24")
+        let later = paths.wait(for: 2).last.map(names) ?? []
+        XCTAssertEqual(later.first, "eth0")
+        XCTAssertTrue(later.contains("eth1"), "\(later)")
+        XCTAssertEqual(paths.all.map(\.status), [.satisfied, .satisfied])
+    }
+
+    func testStartWorksOnceAndCancelEndsUpdatesForGood() throws {
+        let ns = try makeWiredNamespace()
+        let monitor = NWPathMonitor()
+        let queue = DispatchQueue(label: "nw-cancel")
+        let paths = watch(monitor, queue: queue)
+        XCTAssertEqual(paths.wait(for: 1).count, 1)
+        monitor.start(queue: DispatchQueue(label: "ignored"))
+        XCTAssertTrue(monitor.queue === queue, "a second start is ignored")
+        monitor.cancel()
+        monitor.start(queue: queue)
+        // A monitor that is not cancelled witnesses the change the cancelled one must not see.
+        let witness = watch(NWPathMonitor())
+        XCTAssertEqual(witness.wait(for: 1).count, 1)
+        ns.run("link set eth0 down")
+        XCTAssertEqual(witness.wait(for: 2).last?.status, .unsatisfied)
+        queue.sync {}
+        XCTAssertEqual(paths.all.count, 1, "nothing after cancel(), and start() after cancel() does nothing")
+    }
+
+    func testWWANIsCellularAndExpensiveAndTheSwitchDeniesIt() throws {
+        let ns = try makeCompatNamespace()
+        ns.addVethPair("wwan0", peer: "wb", address: "10.20.0.1/24")
+        ns.run("route add default via 10.20.0.2")
+        let paths = watch(NWPathMonitor())
+        let first = try XCTUnwrap(paths.wait(for: 1).first)
+        XCTAssertEqual(first.status, .satisfied)
+        XCTAssertTrue(first.usesInterfaceType(.cellular))
+        XCTAssertTrue(first.isExpensive)
+        XCTAssertEqual(first.availableInterfaces.first, NWInterface(name: "wwan0", index: first.availableInterfaces[0].index, type: .cellular))
+        ReachabilityPolicy.processDefault.allowsWWAN = false
+        let denied = try XCTUnwrap(paths.wait(for: 2).last)
+        XCTAssertEqual(denied.status, .unsatisfied)
+        XCTAssertEqual(denied.unsatisfiedReason, .cellularDenied)
+        XCTAssertFalse(denied.usesInterfaceType(.cellular))
+        ReachabilityPolicy.processDefault.allowsWWAN = true
+        XCTAssertEqual(paths.wait(for: 3).last, first)
+    }
+
+    func testRequiredAndProhibitedInterfaceTypesCountOnlyTheirInterfaces() throws {
+        let ns = try makeWiredNamespace()
+        ns.addVethPair("wwan0", peer: "wb", address: "10.20.0.1/24")
+        let cellular = watch(NWPathMonitor(requiredInterfaceType: .cellular))
+        let notCellular = watch(NWPathMonitor(prohibitedInterfaceTypes: [.cellular]))
+        let wired = watch(NWPathMonitor(requiredInterfaceType: .wiredEthernet))
+        let first = try XCTUnwrap(cellular.wait(for: 1).first)
+        XCTAssertEqual(first.status, .unsatisfied, "wwan0 has no route of its own (the kernel's on-link answer does not count)")
+        XCTAssertEqual(names(first), ["wwan0"], "only the cellular interfaces count")
+        XCTAssertEqual(notCellular.wait(for: 1).first?.status, .satisfied)
+        XCTAssertFalse(notCellular.all[0].availableInterfaces.contains { $0.type == .cellular })
+        XCTAssertEqual(wired.wait(for: 1).first?.status, .satisfied)
+
+        // A default route of its own, less preferred than eth0's: the cellular monitor's path uses it.
+        ns.run("route add default via 10.20.0.2 metric 100")
+        let viaWWAN = try XCTUnwrap(cellular.wait(for: 2).last)
+        XCTAssertEqual(viaWWAN.status, .satisfied)
+        XCTAssertTrue(viaWWAN.usesInterfaceType(.cellular))
+        XCTAssertTrue(viaWWAN.isExpensive)
+        XCTAssertEqual(viaWWAN.gateways, [.hostPort(host: "10.20.0.2", port: 0)])
+
+        // eth0 goes: the wired monitor is unsatisfied; the one without cellular too.
+        ns.run("link set eth0 down")
+        XCTAssertEqual(wired.wait(for: 2).last?.status, .unsatisfied)
+        XCTAssertEqual(notCellular.wait(for: 2).last?.status, .unsatisfied)
+        // wwan0 loses its own route: one new path for the cellular monitor, none for eth0's going before it.
+        ns.run("route del default via 10.20.0.2")
+        XCTAssertEqual(cellular.wait(for: 3).map(\.status), [.unsatisfied, .satisfied, .unsatisfied],
+                       "a burst that changes nothing for a monitor gives it no path")
+    }
+
+    func testForAwaitStartsTheMonitorAndEndsWhenItIsCancelled() async throws {
+        let ns = try makeWiredNamespace()
+        let monitor = NWPathMonitor()
+        var iterator = monitor.makeAsyncIterator()
+        let first = await iterator.next()
+        XCTAssertEqual(first?.status, .satisfied, "the first element is the current path; iterating started the monitor")
+        XCTAssertNotNil(monitor.queue)
+        ns.run("link set eth0 down")
+        let down = await iterator.next()
+        XCTAssertEqual(down?.status, .unsatisfied)
+        monitor.cancel()
+        let end = await iterator.next()
+        XCTAssertNil(end, "cancel() ends the sequence")
+    }
+
+    // MARK: The example
+
+    func testNWWatchAcrossALinkDownAndUp() throws {
+        let ns = try makeWiredNamespace()
+        let watch = try runExample("nw-watch", in: ns)
+        XCTAssertEqual(watch.waitForLines(1), ["path: satisfied, interfaces: [eth0, eb]"], watch.stderr)
+        ns.run("link set eth0 down")
+        XCTAssertEqual(watch.waitForLines(2).last, "path: unsatisfied (notAvailable), interfaces: []", watch.stderr)
+        ns.run("link set eth0 up", "route add default via 10.10.0.2")
+        XCTAssertEqual(watch.waitForLines(4).last, "path: satisfied, interfaces: [eth0, eb]", watch.stderr)
+        print("nw-watch output:\n" + watch.lines.map { "  " + $0 }.joined(separator: "\n"))
+    }
+}

@@ -1,0 +1,320 @@
+// SystemConfiguration on the real kernel: unscheduled answers, scheduled
+// callbacks only on a change, names, contexts' retain/release, WWAN.
+
+import Foundation
+import Reachability
+import ReachabilityCompatSupport
+import Synchronization
+import SystemConfiguration
+import XCTest
+
+/// Counts what the context's callbacks did to one object.
+final class ContextCounts: Sendable {
+    let retains = Atomic<Int>(0)
+    let releases = Atomic<Int>(0)
+    let descriptions = Atomic<Int>(0)
+    let flags = Arrivals<SCNetworkReachabilityFlags>()
+    let threads = Mutex<[String]>([])
+
+    /// [retains, releases].
+    var balance: [Int] { [retains.load(ordering: .relaxed), releases.load(ordering: .relaxed)] }
+}
+
+private let queueKey = DispatchSpecificKey<String>()
+
+final class SystemConfigurationTests: CompatTestCase {
+    /// eth0 (10.10.0.1/24) carrying the default route.
+    private func makeWiredNamespace() throws -> TestNamespace {
+        let ns = try makeCompatNamespace()
+        ns.addVethPair("eth0", peer: "eb", address: "10.10.0.1/24")
+        ns.run("route add default via 10.10.0.2")
+        return ns
+    }
+
+    private func address(_ text: String) -> SCNetworkReachability? {
+        var storage = sockaddr_storage()
+        return withUnsafeMutableBytes(of: &storage) { raw -> SCNetworkReachability? in
+            if text.contains(":") {
+                var address = sockaddr_in6()
+                address.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
+                address.sin6_family = sa_family_t(AF_INET6)
+                XCTAssertEqual(inet_pton(AF_INET6, text, &address.sin6_addr), 1)
+                raw.storeBytes(of: address, as: sockaddr_in6.self)
+            } else {
+                var address = sockaddr_in()
+                address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+                address.sin_family = sa_family_t(AF_INET)
+                XCTAssertEqual(inet_pton(AF_INET, text, &address.sin_addr), 1)
+                raw.storeBytes(of: address, as: sockaddr_in.self)
+            }
+            return SCNetworkReachabilityCreateWithAddress(nil, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self))
+        }
+    }
+
+    private func flags(_ ref: SCNetworkReachability, file: StaticString = #filePath, line: UInt = #line) -> SCNetworkReachabilityFlags {
+        var flags = SCNetworkReachabilityFlags()
+        XCTAssertTrue(SCNetworkReachabilityGetFlags(ref, &flags), "GetFlags: \(SCError())", file: file, line: line)
+        return flags
+    }
+
+    /// A context whose info is `counts`, retained and released through Unmanaged as iOS code does it.
+    private func context(_ counts: ContextCounts) -> SCNetworkReachabilityContext {
+        SCNetworkReachabilityContext(
+            version: 0, info: Unmanaged.passUnretained(counts).toOpaque(),
+            retain: { info in
+                let counts = Unmanaged<ContextCounts>.fromOpaque(info)
+                counts.takeUnretainedValue().retains.add(1, ordering: .relaxed)
+                return UnsafeRawPointer(counts.retain().toOpaque())
+            },
+            release: { info in
+                let counts = Unmanaged<ContextCounts>.fromOpaque(info)
+                counts.takeUnretainedValue().releases.add(1, ordering: .relaxed)
+                counts.release()
+            },
+            copyDescription: { info in
+                Unmanaged<ContextCounts>.fromOpaque(info).takeUnretainedValue().descriptions.add(1, ordering: .relaxed)
+                return Unmanaged.passRetained("counts" as CFString)
+            })
+    }
+
+    private let callback: SCNetworkReachabilityCallBack = { _, flags, info in
+        let counts = Unmanaged<ContextCounts>.fromOpaque(info!).takeUnretainedValue()
+        counts.threads.withLock { $0.append(Thread.current.name ?? "") }
+        counts.flags.add(flags)
+    }
+
+    /// `ref` scheduled on `queue` with a counting context.
+    private func schedule(_ ref: SCNetworkReachability, _ counts: ContextCounts,
+                          on queue: DispatchQueue = DispatchQueue(label: "sc-test")) {
+        var context = context(counts)
+        XCTAssertTrue(SCNetworkReachabilitySetCallback(ref, callback, &context))
+        XCTAssertTrue(SCNetworkReachabilitySetDispatchQueue(ref, queue))
+    }
+
+    // MARK: Unscheduled
+
+    func testTheZeroAddressIsTheInternetAndAnswersAtOnce() throws {
+        let ns = try makeWiredNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        XCTAssertEqual(flags(ref), .reachable)
+        XCTAssertEqual(flags(try XCTUnwrap(address("10.10.0.9"))), [.reachable, .isDirect])
+        XCTAssertEqual(flags(try XCTUnwrap(address("10.10.0.1"))), [.reachable, .isLocalAddress, .isDirect])
+        ns.run("route del default")
+        XCTAssertEqual(flags(ref), [], "no default route: not reachable")
+        XCTAssertEqual(flags(try XCTUnwrap(address("::"))), [], "no IPv6 route either")
+    }
+
+    func testAnAddressOfAnotherFamilyOrNoHostNameIsAnInvalidArgument() throws {
+        _ = try makeWiredNamespace()
+        var unix = sockaddr()
+        unix.sa_len = UInt8(MemoryLayout<sockaddr>.size)   // compiles, does nothing
+        unix.sa_family = sa_family_t(AF_UNIX)
+        XCTAssertNil(SCNetworkReachabilityCreateWithAddress(nil, &unix))
+        XCTAssertEqual(Int(SCError()), kSCStatusInvalidArgument)
+        XCTAssertEqual(String(cString: SCErrorString(SCError())), "Invalid argument")
+        XCTAssertNil(SCNetworkReachabilityCreateWithName(nil, "not a host"))
+        XCTAssertNil(SCNetworkReachabilityCreateWithAddressPair(nil, nil, nil))
+        XCTAssertEqual(unix.sa_len, 16)
+    }
+
+    func testAnAddressPairIsRoutedFromItsSource() throws {
+        let ns = try makeWiredNamespace()
+        ns.addVethPair("wwan0", peer: "wb", address: "10.20.0.1/24")
+        ns.run("route add default via 10.20.0.2 table 100", "rule add from 10.20.0.1 table 100")
+        var local = sockaddr_in(), remote = sockaddr_in()
+        for (address, text) in [(UnsafeMutablePointer(&local), "10.20.0.1"), (UnsafeMutablePointer(&remote), "192.0.2.1")] {
+            address.pointee.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, text, &address.pointee.sin_addr)
+        }
+        let pair = withUnsafePointer(to: &local) { local in
+            withUnsafePointer(to: &remote) { remote in
+                local.withMemoryRebound(to: sockaddr.self, capacity: 1) { local in
+                    remote.withMemoryRebound(to: sockaddr.self, capacity: 1) { SCNetworkReachabilityCreateWithAddressPair(nil, local, $0) }
+                }
+            }
+        }
+        XCTAssertEqual(flags(try XCTUnwrap(pair)), [.reachable, .isWWAN], "from the WWAN source: its table, its link")
+        XCTAssertEqual(flags(try XCTUnwrap(address("192.0.2.1"))), .reachable, "from any source: the main table's eth0")
+    }
+
+    func testANameIsOptimisticUnscheduledAndFollowsItsAddressesOnceScheduled() throws {
+        let ns = try makeWiredNamespace()
+        try configureNetns(ns, ["hosts": "10.10.0.7 gw.reach-test\n127.0.0.1 localhost\n", "resolv.conf": "nameserver 127.0.0.1\n"])
+        let ref = try XCTUnwrap(SCNetworkReachabilityCreateWithName(nil, "gw.reach-test"))
+        XCTAssertEqual(flags(ref), .reachable, "unscheduled: the internet's route, the name not asked")
+        let counts = ContextCounts()
+        schedule(ref, counts)
+        XCTAssertEqual(counts.flags.wait(for: 1), [[.reachable, .isDirect]], "resolved: 10.10.0.7 is on eth0's subnet")
+        XCTAssertEqual(flags(ref), [.reachable, .isDirect])
+        ns.run("link set eth0 down")
+        XCTAssertEqual(counts.flags.wait(for: 2), [[.reachable, .isDirect], []])
+        SCNetworkReachabilitySetDispatchQueue(ref, nil)
+    }
+
+    func testANameThatNeverResolvesIsReachableFirstThenNot() throws {
+        let ns = try makeWiredNamespace()
+        // The name server is on lo, where nothing listens: the query is refused at once.
+        try configureNetns(ns, ["hosts": "127.0.0.1 localhost\n", "resolv.conf": "nameserver 127.0.0.1\noptions attempts:1\n"])
+        let ref = try XCTUnwrap(SCNetworkReachabilityCreateWithName(nil, "no-such-host.invalid"))
+        XCTAssertEqual(flags(ref), .reachable, "optimistic while unscheduled (Reachability.swift's testInvalidHost)")
+        let counts = ContextCounts()
+        schedule(ref, counts)
+        XCTAssertEqual(counts.flags.wait(for: 1, timeout: 15), [[]], "scheduled: the name does not resolve")
+        XCTAssertEqual(flags(ref), [])
+        SCNetworkReachabilitySetDispatchQueue(ref, nil)
+    }
+
+    // MARK: Scheduled
+
+    func testTheCallbackRunsOnlyOnAChangeOnItsQueueWithoutDuplicates() throws {
+        let ns = try makeWiredNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let counts = ContextCounts()
+        let queue = DispatchQueue(label: "sc-test-queue")
+        queue.setSpecific(key: queueKey, value: "sc-test-queue")
+        var context = context(counts)
+        let callback: SCNetworkReachabilityCallBack = { _, flags, info in
+            let counts = Unmanaged<ContextCounts>.fromOpaque(info!).takeUnretainedValue()
+            counts.threads.withLock { $0.append(DispatchQueue.getSpecific(key: queueKey) ?? "another queue") }
+            counts.flags.add(flags)
+        }
+        XCTAssertTrue(SCNetworkReachabilitySetCallback(ref, callback, &context))
+        XCTAssertTrue(SCNetworkReachabilitySetDispatchQueue(ref, queue))
+        ns.run("route add 192.0.2.0/24 via 10.10.0.3")   // no answer for the internet changes
+        ns.run("link set eth0 down")
+        XCTAssertEqual(counts.flags.wait(for: 1), [[]], "the first callback is the first change: none for being scheduled")
+        ns.run("link set eth0 up")
+        ns.run("route add default via 10.10.0.2")
+        XCTAssertEqual(counts.flags.wait(for: 2), [[], .reachable])
+        ns.run("route replace default via 10.10.0.4")   // a new gateway: the same flags
+        ns.run("link set eth0 down")
+        XCTAssertEqual(counts.flags.wait(for: 3), [[], .reachable, []], "no callback for the same flags")
+        XCTAssertEqual(counts.threads.withLock { $0 }, Array(repeating: "sc-test-queue", count: 3))
+        SCNetworkReachabilitySetDispatchQueue(ref, nil)
+    }
+
+    func testUnschedulingStopsCallbacksAndSchedulingAgainStartsFromTheAnswerThen() throws {
+        let ns = try makeWiredNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let counts = ContextCounts()
+        schedule(ref, counts)
+        ns.run("link set eth0 down")
+        XCTAssertEqual(counts.flags.wait(for: 1), [[]])
+        XCTAssertTrue(SCNetworkReachabilitySetDispatchQueue(ref, nil))
+        ns.run("link set eth0 up", "route add default via 10.10.0.2")
+        XCTAssertEqual(flags(ref), .reachable, "unscheduled, still answers")
+        XCTAssertTrue(SCNetworkReachabilitySetDispatchQueue(ref, DispatchQueue(label: "again")))
+        ns.run("link set eth0 down")
+        XCTAssertEqual(counts.flags.wait(for: 2), [[], []],
+                       "nothing while unscheduled; scheduled again, the reachable answer then is the baseline")
+        SCNetworkReachabilitySetDispatchQueue(ref, nil)
+    }
+
+    func testRunLoopSchedulingCallsBackWhenTheRunLoopRuns() throws {
+        let ns = try makeWiredNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let counts = ContextCounts()
+        var context = context(counts)
+        XCTAssertTrue(SCNetworkReachabilitySetCallback(ref, callback, &context))
+        let loopThread = Thread {
+            Thread.current.name = "sc-run-loop"
+            XCTAssertTrue(SCNetworkReachabilityScheduleWithRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode))
+            XCTAssertFalse(SCNetworkReachabilitySetDispatchQueue(ref, .global()), "scheduled on a run loop already")
+            while counts.flags.all.count < 2 {
+                _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
+            }
+            XCTAssertTrue(SCNetworkReachabilityUnscheduleFromRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode))
+        }
+        loopThread.start()
+        ns.run("link set eth0 down")
+        XCTAssertEqual(counts.flags.wait(for: 1), [[]])
+        ns.run("link set eth0 up", "route add default via 10.10.0.2")
+        XCTAssertEqual(counts.flags.wait(for: 2), [[], .reachable])
+        XCTAssertEqual(counts.threads.withLock { $0 }, ["sc-run-loop", "sc-run-loop"])
+    }
+
+    // MARK: The context
+
+    func testTheContextIsRetainedOnSetAndReleasedOnReplaceAndDestruction() throws {
+        _ = try makeWiredNamespace()
+        let first = ContextCounts(), second = ContextCounts()
+        var ref = SCNetworkReachabilityCreateWithName(nil, "gw.reach-test")
+        var context = context(first)
+        XCTAssertTrue(SCNetworkReachabilitySetCallback(ref!, callback, &context))
+        XCTAssertEqual(first.balance, [1, 0])
+        XCTAssertTrue(String(describing: ref!).contains("context = counts"), String(describing: ref!))
+        XCTAssertEqual(first.descriptions.load(ordering: .relaxed), 1)
+        context = self.context(second)
+        XCTAssertTrue(SCNetworkReachabilitySetCallback(ref!, callback, &context))
+        XCTAssertEqual(first.balance, [1, 1], "released on replace")
+        XCTAssertEqual(second.balance, [1, 0])
+        XCTAssertTrue(SCNetworkReachabilitySetCallback(ref!, nil, nil))
+        XCTAssertEqual(second.releases.load(ordering: .relaxed), 1, "released when the callback is removed")
+        context = self.context(second)
+        XCTAssertTrue(SCNetworkReachabilitySetCallback(ref!, callback, &context))
+        let queue = DispatchQueue(label: "freed")
+        XCTAssertTrue(SCNetworkReachabilitySetDispatchQueue(ref!, queue))
+        ref = nil
+        queue.sync {}   // a delivery in flight holds the object until it returns
+        XCTAssertEqual(second.balance, [2, 2],
+                       "released when the object is destroyed, scheduled or not")
+        print("context counts: first retained \(first.retains.load(ordering: .relaxed)), released \(first.releases.load(ordering: .relaxed)); "
+              + "second retained \(second.retains.load(ordering: .relaxed)), released \(second.releases.load(ordering: .relaxed))")
+    }
+
+    func testAnObjectFreedWhileScheduledStopsItsMonitor() throws {
+        let ns = try makeWiredNamespace()
+        let counts = ContextCounts()
+        weak var freed: SCNetworkReachability?
+        let queue = DispatchQueue(label: "freed")
+        do {
+            let ref = try XCTUnwrap(address("0.0.0.0"))
+            schedule(ref, counts, on: queue)
+            freed = ref
+        }
+        queue.sync {}   // a delivery in flight holds the object until it returns
+        XCTAssertNil(freed, "scheduling keeps no strong reference (as on Apple's platforms, unschedule before release)")
+        XCTAssertEqual(counts.releases.load(ordering: .relaxed), 1)
+        ns.run("link set eth0 down")
+        // A second object, scheduled after the first was freed, sees the change: the freed one must not call.
+        let witness = ContextCounts()
+        let other = try XCTUnwrap(address("10.10.0.9"))
+        schedule(other, witness)
+        ns.run("link set eth0 up")
+        XCTAssertEqual(witness.flags.wait(for: 1), [[.reachable, .isDirect]])
+        XCTAssertEqual(counts.flags.all, [], "no callback from a freed object")
+        SCNetworkReachabilitySetDispatchQueue(other, nil)
+    }
+
+    // MARK: WWAN
+
+    func testAWWANPathIsWWANAndTheSwitchTakesReachableAway() throws {
+        let ns = try makeCompatNamespace()
+        ns.addVethPair("wwan0", peer: "wb", address: "10.20.0.1/24")
+        ns.run("route add default via 10.20.0.2")
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        XCTAssertEqual(flags(ref), [.reachable, .isWWAN])
+        let counts = ContextCounts()
+        schedule(ref, counts)
+        ReachabilityPolicy.processDefault.allowsWWAN = false
+        XCTAssertEqual(counts.flags.wait(for: 1), [.isWWAN], "cellular data off: not reachable, still WWAN's path")
+        XCTAssertEqual(flags(ref), .isWWAN)
+        ReachabilityPolicy.processDefault.allowsWWAN = true
+        XCTAssertEqual(counts.flags.wait(for: 2), [.isWWAN, [.reachable, .isWWAN]])
+        SCNetworkReachabilitySetDispatchQueue(ref, nil)
+    }
+
+    // MARK: The example
+
+    func testSCWatchAcrossALinkDownAndUp() throws {
+        let ns = try makeWiredNamespace()
+        let watch = try runExample("sc-watch", in: ns)
+        XCTAssertEqual(watch.waitForLines(1), ["initial: reachable via WiFi/Ethernet [reachable]"], watch.stderr)
+        ns.run("link set eth0 down")
+        XCTAssertEqual(watch.waitForLines(2).last, "changed: not reachable [0]", watch.stderr)
+        ns.run("link set eth0 up", "route add default via 10.10.0.2")
+        XCTAssertEqual(watch.waitForLines(3), ["initial: reachable via WiFi/Ethernet [reachable]", "changed: not reachable [0]",
+                                               "changed: reachable via WiFi/Ethernet [reachable]"], watch.stderr)
+        print("sc-watch output:\n" + watch.lines.map { "  " + $0 }.joined(separator: "\n"))
+    }
+}
