@@ -12,7 +12,7 @@ let package = Package(
         // Apple's reachability APIs under their own module names, so that code
         // written for iOS compiles unchanged (README, "Porting from iOS"):
         // `import SystemConfiguration`, `import CoreTelephony`, `import Network`.
-        .library(name: "ReachabilityCompat", targets: ["SystemConfiguration", "CoreTelephony", "Network"]),
+        .library(name: "ReachabilityCompat", targets: ["SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport"]),
         .executable(name: "reach", targets: ["reach"]),
         // The Prometheus exporter: its own product, so that neither the library
         // nor `reach` links swift-nio, swift-prometheus or Yams.

@@ -9,6 +9,8 @@ import PackageDescription
 // anything), so the library's package is named from where this manifest sits.
 let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent.lowercased()
 let reachability: Target.Dependency = .product(name: "Reachability", package: root)
+// SystemConfiguration and Network, beside the engine (issue 28: a facade is a view, not a second cost).
+let compat: Target.Dependency = .product(name: "ReachabilityCompat", package: root)
 
 let benchmark: [Target.Dependency] = [.product(name: "Benchmark", package: "benchmark")]
 let plugins: [Target.PluginUsage] = [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -30,7 +32,7 @@ let package = Package(
             path: "Benchmarks/Classification", plugins: plugins),
         .executableTarget(
             name: "Evaluation",
-            dependencies: [reachability, "CBenchLimits"] + benchmark,
+            dependencies: [reachability, compat, "CBenchLimits"] + benchmark,
             path: "Benchmarks/Evaluation", plugins: plugins),
         // The monitor's steady state under package-benchmark's malloc counter
         // (root: it makes a network namespace).
@@ -42,7 +44,7 @@ let package = Package(
         // routes): a plain executable that needs root and network namespaces.
         .executableTarget(
             name: "Monitor",
-            dependencies: [reachability, "CBenchLimits"],
+            dependencies: [reachability, compat, "CBenchLimits"],
             path: "Benchmarks/Monitor"),
     ]
 )

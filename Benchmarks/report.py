@@ -125,7 +125,9 @@ def beside_glib(monitor, out):
 KINDS = [("monitor_thread", "`onChange` (default: the monitor's thread)"),
          ("dispatch", "`onChange(on: .dispatch(queue))`"),
          ("stream", "`changes()` stream, a task"),
-         ("reach_watch", "`reach watch --json` lines")]
+         ("reach_watch", "`reach watch --json` lines"),
+         ("sc_callback", "SystemConfiguration callback on a queue (stamp = receipt)"),
+         ("path_update_handler", "`NWPathMonitor.pathUpdateHandler` on a queue (stamp = receipt)")]
 
 
 def delivery_rows(monitor):
@@ -195,6 +197,12 @@ def main():
     swift, clim, ip = e("evaluate.swift"), e("evaluate.c-netlink-limit"), e("evaluate.ip-route-get")
     rows.append(("evaluate one address (FIB + link + flags)", fmt_ns(swift), f"{swift / clim:.2f}× the C round trip",
                  f"≤ 1.5× {check(swift / clim <= 1.5)}", f"{mallocs('Evaluation', 'evaluate.swift'):.0f}"))
+    try:
+        sc = e("evaluate.sc-getflags")
+        rows.append(("`SCNetworkReachabilityGetFlags`, the same address", fmt_ns(sc), f"{sc / swift:.2f}× `evaluate`",
+                     f"≤ 1.2× {check(sc / swift <= 1.2)}", f"{mallocs('Evaluation', 'evaluate.sc-getflags'):.0f}"))
+    except (KeyError, TypeError, OSError):
+        pass   # results from before the compat modules
     rows.append(("plain C RTM_GETROUTE + RTM_GETLINK (the limit)", fmt_ns(clim), "1.00×", "", ""))
     rows.append(("`ip route get` (spawned)", fmt_ns(ip), f"we are {ip / swift:.0f}× faster",
                  f"≥ 200× {check(ip / swift >= 200)}", ""))

@@ -45,6 +45,20 @@ class CompatTestCase: NamespaceTestCase {
         return ns
     }
 
+    /// eth0 (10.10.0.1/24) carrying the default route via 10.10.0.2.
+    func makeWiredNamespace() throws -> TestNamespace { try makeUplinkNamespace("eth0", peer: "eb", prefix: "10.10.0") }
+
+    /// wwan0 (10.20.0.1/24, a veth named as a modem is, so classified WWAN)
+    /// carrying the default route via 10.20.0.2.
+    func makeWWANNamespace() throws -> TestNamespace { try makeUplinkNamespace("wwan0", peer: "wb", prefix: "10.20.0") }
+
+    private func makeUplinkNamespace(_ link: String, peer: String, prefix: String) throws -> TestNamespace {
+        let ns = try makeCompatNamespace()
+        ns.addVethPair(link, peer: peer, address: "\(prefix).1/24")
+        ns.run("route add default via \(prefix).2")
+        return ns
+    }
+
     /// A built example program (`sc-watch`, `nw-watch`, `ct-watch`), next to the test bundle.
     func exampleBinary(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -67,14 +81,6 @@ class CompatTestCase: NamespaceTestCase {
 }
 
 final class CoreTelephonyTests: CompatTestCase {
-    /// wwan0 (10.20.0.1/24, a veth named as a modem is, so classified WWAN) carrying the default route.
-    private func makeWWANNamespace() throws -> TestNamespace {
-        let ns = try makeCompatNamespace()
-        ns.addVethPair("wwan0", peer: "wb", address: "10.20.0.1/24")
-        ns.run("route add default via 10.20.0.2")
-        return ns
-    }
-
     private func watch(_ data: CTCellularData) -> Arrivals<CTCellularDataRestrictedState> {
         let arrivals = Arrivals<CTCellularDataRestrictedState>()
         data.cellularDataRestrictionDidUpdateNotifier = { arrivals.add($0) }

@@ -8,14 +8,6 @@ import ReachabilityCompatSupport
 import XCTest
 
 final class NetworkTests: CompatTestCase {
-    /// eth0 (10.10.0.1/24) carrying the default route.
-    private func makeWiredNamespace() throws -> TestNamespace {
-        let ns = try makeCompatNamespace()
-        ns.addVethPair("eth0", peer: "eb", address: "10.10.0.1/24")
-        ns.run("route add default via 10.10.0.2")
-        return ns
-    }
-
     private func watch(_ monitor: NWPathMonitor, queue: DispatchQueue = DispatchQueue(label: "nw-test")) -> Arrivals<NWPath> {
         let paths = Arrivals<NWPath>()
         monitor.pathUpdateHandler = { paths.add($0) }
@@ -89,9 +81,7 @@ final class NetworkTests: CompatTestCase {
     }
 
     func testWWANIsCellularAndExpensiveAndTheSwitchDeniesIt() throws {
-        let ns = try makeCompatNamespace()
-        ns.addVethPair("wwan0", peer: "wb", address: "10.20.0.1/24")
-        ns.run("route add default via 10.20.0.2")
+        let ns = try makeWWANNamespace()
         let paths = watch(NWPathMonitor())
         let first = try XCTUnwrap(paths.wait(for: 1).first)
         XCTAssertEqual(first.status, .satisfied)

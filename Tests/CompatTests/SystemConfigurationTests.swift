@@ -23,14 +23,6 @@ final class ContextCounts: Sendable {
 private let queueKey = DispatchSpecificKey<String>()
 
 final class SystemConfigurationTests: CompatTestCase {
-    /// eth0 (10.10.0.1/24) carrying the default route.
-    private func makeWiredNamespace() throws -> TestNamespace {
-        let ns = try makeCompatNamespace()
-        ns.addVethPair("eth0", peer: "eb", address: "10.10.0.1/24")
-        ns.run("route add default via 10.10.0.2")
-        return ns
-    }
-
     private func address(_ text: String) -> SCNetworkReachability? {
         var storage = sockaddr_storage()
         return withUnsafeMutableBytes(of: &storage) { raw -> SCNetworkReachability? in
@@ -289,9 +281,7 @@ final class SystemConfigurationTests: CompatTestCase {
     // MARK: WWAN
 
     func testAWWANPathIsWWANAndTheSwitchTakesReachableAway() throws {
-        let ns = try makeCompatNamespace()
-        ns.addVethPair("wwan0", peer: "wb", address: "10.20.0.1/24")
-        ns.run("route add default via 10.20.0.2")
+        let ns = try makeWWANNamespace()
         let ref = try XCTUnwrap(address("0.0.0.0"))
         XCTAssertEqual(flags(ref), [.reachable, .isWWAN])
         let counts = ContextCounts()

@@ -24,8 +24,11 @@
 import CBenchLimits
 import Dispatch
 import Foundation
+import Network
 import Reachability
+import ReachabilityCompatSupport
 import Synchronization
+import SystemConfiguration
 
 #if canImport(Glibc)
 import Glibc
@@ -548,9 +551,18 @@ enum DeliveryKind: String, CaseIterable, Sendable {
     case stream
     /// The lines of `reach watch --json` in the namespace, read from a pipe here.
     case reachWatch = "reach_watch"
+    /// SystemConfiguration's callback (an `SCNetworkReachability` of the
+    /// target scheduled on a serial queue): the compat view's cost (issue 28).
+    case scCallback = "sc_callback"
+    /// Network's `pathUpdateHandler` (an `NWPathMonitor` started on a serial
+    /// queue; it watches the internet, whose only route leaves by va).
+    case pathUpdateHandler = "path_update_handler"
 
-    /// The kinds that run in this process (every kind but `reach`).
+    /// The engine's kinds that run in this process (every kind but `reach` and the compat views).
     static let inProcess: [DeliveryKind] = [.monitorThread, .dispatch, .stream]
+    /// The compat modules' kinds, measured for link flaps (a moved default
+    /// route changes no SC flag, so it brings an SC callback no change).
+    static let compat: [DeliveryKind] = [.scCallback, .pathUpdateHandler]
 }
 
 /// One change where its observer received it.
@@ -661,6 +673,8 @@ final class Observer {
     private var monitor: ReachabilityMonitor?
     private var watch: ReachWatch?
     private var consumer: Task<Void, Never>?
+    private var reachability: SCNetworkReachability?
+    private var pathMonitor: NWPathMonitor?
 
     init(_ kind: DeliveryKind, of change: ChangeKind, namespace: String, configuration: ReachabilityMonitor.Configuration,
          reach: String?) throws {
@@ -668,6 +682,43 @@ final class Observer {
         if kind == .reachWatch {
             guard let reach else { throw BenchmarkError("reach_watch needs a reach executable (--reach)") }
             watch = try ReachWatch(executable: reach, namespace: namespace, target: change.reachArgument, into: recorder)
+            return
+        }
+        if DeliveryKind.compat.contains(kind) {
+            // The compat views have no stamp of the monitor's: theirs is the receipt's.
+            CompatEnvironment.namespace = .named(namespace)
+            if kind == .scCallback {
+                guard let reachability = SCNetworkReachabilityCreateWithName(nil, change.reachArgument) else {
+                    throw BenchmarkError("SCNetworkReachabilityCreateWithName(\(change.reachArgument)): \(SCError())")
+                }
+                SCNetworkReachabilitySetCallback(reachability, { _, flags, _ in
+                    let received = monotonicNanoseconds()
+                    recorder.record(Delivery(received: received, evaluated: received, isInitial: false,
+                                             isReachable: flags.contains(.reachable), interface: "va"))
+                }, nil)
+                guard SCNetworkReachabilitySetDispatchQueue(reachability, DispatchQueue(label: "reach-bench.sc")) else {
+                    throw BenchmarkError("SCNetworkReachabilitySetDispatchQueue: \(SCError())")
+                }
+                // No callback for being scheduled: the answer then is the initial state.
+                var flags = SCNetworkReachabilityFlags()
+                _ = SCNetworkReachabilityGetFlags(reachability, &flags)
+                let now = monotonicNanoseconds()
+                recorder.record(Delivery(received: now, evaluated: now, isInitial: true,
+                                         isReachable: flags.contains(.reachable), interface: "va"))
+                self.reachability = reachability
+            } else {
+                let pathMonitor = NWPathMonitor()
+                let first = Mutex(true)
+                pathMonitor.pathUpdateHandler = { path in
+                    let received = monotonicNanoseconds()
+                    let isInitial = first.withLock { value in defer { value = false }; return value }
+                    recorder.record(Delivery(received: received, evaluated: received, isInitial: isInitial,
+                                             isReachable: path.status == .satisfied,
+                                             interface: path.availableInterfaces.first?.name))
+                }
+                pathMonitor.start(queue: DispatchQueue(label: "reach-bench.nw"))
+                self.pathMonitor = pathMonitor
+            }
             return
         }
         let monitor = try ReachabilityMonitor(targets: [change.target], namespace: .named(namespace),
@@ -692,7 +743,7 @@ final class Observer {
                     recorder.record(Delivery(reported, received: received))
                 }
             }
-        case .reachWatch:
+        case .reachWatch, .scCallback, .pathUpdateHandler:
             break
         }
         try monitor.start()
@@ -705,6 +756,8 @@ final class Observer {
         monitor?.stop()   // also ends the stream
         consumer?.cancel()
         watch?.stop()
+        if let reachability { SCNetworkReachabilitySetDispatchQueue(reachability, nil) }
+        pathMonitor?.cancel()
     }
 }
 
@@ -1265,7 +1318,7 @@ struct MonitorBenchmark {
             let kinds = reach == nil ? DeliveryKind.inProcess : DeliveryKind.allCases
             var deliveries: [ChangeKind: [DeliveryKind: DeliveryResult]] = [:]
             for (change, cycles) in [(ChangeKind.link, flapCount), (.route, routeChangeCount)] {
-                for kind in kinds {
+                for kind in kinds + (change == .link ? DeliveryKind.compat : []) {
                     log("   \(change.rawValue), \(kind.rawValue) (\(cycles) cycles)...")
                     deliveries[change, default: [:]][kind] = try measureDelivery(change, via: kind, cycles: cycles,
                                                                                  reach: reach)
