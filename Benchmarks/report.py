@@ -126,8 +126,10 @@ KINDS = [("monitor_thread", "`onChange` (default: the monitor's thread)"),
          ("dispatch", "`onChange(on: .dispatch(queue))`"),
          ("stream", "`changes()` stream, a task"),
          ("reach_watch", "`reach watch --json` lines"),
-         ("sc_callback", "SystemConfiguration callback on a queue (stamp = receipt)"),
-         ("path_update_handler", "`NWPathMonitor.pathUpdateHandler` on a queue (stamp = receipt)")]
+         ("sc_callback", "SystemConfiguration callback on a queue"),
+         ("internet_dispatch", "`onChange(on: .dispatch(queue))` of `internet` (for NWPathMonitor: va usable)"),
+         ("path_update_handler", "`NWPathMonitor.pathUpdateHandler` on a queue (va usable)")]
+RECEIPT_ONLY = {"sc_callback", "path_update_handler"}
 
 
 def delivery_rows(monitor):
@@ -156,6 +158,10 @@ def delivery_rows(monitor):
             if not received:
                 continue
             late = [r - e for r, e in zip(received, stamp)]
+            if kind in RECEIPT_ONLY:   # the compat views have no stamp of the monitor's
+                rows.append((what, label, f"{len(received)}", "—", "—", f"**{statistics.median(received):.3f}**",
+                             f"**{p99(received):.3f}**", "—", "—"))
+                continue
             rows.append((what, label, f"{len(received)}", f"{statistics.median(stamp):.3f}", f"{p99(stamp):.3f}",
                          f"**{statistics.median(received):.3f}**", f"**{p99(received):.3f}**",
                          f"{statistics.median(late):.3f}", f"{p99(late):.3f}"))

@@ -34,6 +34,7 @@ func runIPRouteGet() -> Int32 {
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal],
+        timeUnits: .nanoseconds,
         warmupIterations: 20,
         maxDuration: .seconds(3),
         maxIterations: 100_000

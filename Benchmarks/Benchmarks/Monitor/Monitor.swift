@@ -557,12 +557,17 @@ enum DeliveryKind: String, CaseIterable, Sendable {
     /// Network's `pathUpdateHandler` (an `NWPathMonitor` started on a serial
     /// queue; it watches the internet, whose only route leaves by va).
     case pathUpdateHandler = "path_update_handler"
+    /// The engine's observer that `pathUpdateHandler` is compared with:
+    /// `onChange(on: .dispatch(queue))` of the internet target. For both,
+    /// "reachable" is va among the usable interfaces: the default route goes
+    /// with va when it goes down, so the path of va's return is unsatisfied.
+    case internetDispatch = "internet_dispatch"
 
     /// The engine's kinds that run in this process (every kind but `reach` and the compat views).
     static let inProcess: [DeliveryKind] = [.monitorThread, .dispatch, .stream]
     /// The compat modules' kinds, measured for link flaps (a moved default
     /// route changes no SC flag, so it brings an SC callback no change).
-    static let compat: [DeliveryKind] = [.scCallback, .pathUpdateHandler]
+    static let compat: [DeliveryKind] = [.scCallback, .internetDispatch, .pathUpdateHandler]
 }
 
 /// One change where its observer received it.
@@ -684,6 +689,21 @@ final class Observer {
             watch = try ReachWatch(executable: reach, namespace: namespace, target: change.reachArgument, into: recorder)
             return
         }
+        if kind == .internetDispatch {
+            let monitor = try ReachabilityMonitor(targets: [.internet], namespace: .named(namespace),
+                                                  configuration: configuration)
+            monitor.onChange(on: .dispatch(DispatchQueue(label: "reach-bench.internet"))) { reported in
+                let received = monotonicNanoseconds()
+                let interfaces = reported.evaluation.availableInterfaces
+                recorder.record(Delivery(received: received, evaluated: reported.timeNanoseconds, isInitial: reported.isInitial,
+                                         isReachable: interfaces.contains { $0.name == "va" }
+                                             && (!reported.isInitial || reported.isReachable),
+                                         interface: interfaces.first?.name))
+            }
+            self.monitor = monitor
+            try monitor.start()
+            return
+        }
         if DeliveryKind.compat.contains(kind) {
             // The compat views have no stamp of the monitor's: theirs is the receipt's.
             CompatEnvironment.namespace = .named(namespace)
@@ -712,8 +732,12 @@ final class Observer {
                 pathMonitor.pathUpdateHandler = { path in
                     let received = monotonicNanoseconds()
                     let isInitial = first.withLock { value in defer { value = false }; return value }
+                    // "Reachable" is va usable: the default route went with va when
+                    // it went down, so once up again the path is unsatisfied with va
+                    // back among its interfaces (the path of the change).
+                    let usesVA = path.availableInterfaces.contains { $0.name == "va" }
                     recorder.record(Delivery(received: received, evaluated: received, isInitial: isInitial,
-                                             isReachable: path.status == .satisfied,
+                                             isReachable: usesVA && (!isInitial || path.status == .satisfied),
                                              interface: path.availableInterfaces.first?.name))
                 }
                 pathMonitor.start(queue: DispatchQueue(label: "reach-bench.nw"))
@@ -743,7 +767,7 @@ final class Observer {
                     recorder.record(Delivery(reported, received: received))
                 }
             }
-        case .reachWatch, .scCallback, .pathUpdateHandler:
+        case .reachWatch, .scCallback, .pathUpdateHandler, .internetDispatch:
             break
         }
         try monitor.start()
