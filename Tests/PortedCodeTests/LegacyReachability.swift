@@ -141,3 +141,12 @@ final class CellularWatcher {
         networkInfo.serviceCurrentRadioAccessTechnology?.values.first ?? networkInfo.currentRadioAccessTechnology
     }
 }
+
+/// Run loop scheduling as Swift code on Apple's platforms writes it.
+func scheduleTheSwiftWay(_ ref: SCNetworkReachability, on runLoop: RunLoop) -> Bool {
+    SCNetworkReachabilityScheduleWithRunLoop(ref, runLoop.getCFRunLoop(), RunLoop.Mode.default.rawValue as CFString)
+}
+
+func unscheduleTheSwiftWay(_ ref: SCNetworkReachability, from runLoop: RunLoop) -> Bool {
+    SCNetworkReachabilityUnscheduleFromRunLoop(ref, runLoop.getCFRunLoop(), CFRunLoopMode.defaultMode.rawValue)
+}

@@ -28,6 +28,10 @@ final class PortedCodeTests: XCTestCase {
         XCTAssertTrue(scheduleOnCurrentRunLoop(ref))
         XCTAssertTrue(unscheduleFromCurrentRunLoop(ref))
         XCTAssertFalse(unscheduleFromCurrentRunLoop(ref), "not scheduled any more")
+        XCTAssertTrue(scheduleTheSwiftWay(ref, on: .current))
+        XCTAssertTrue(unscheduleFromCurrentRunLoop(ref), "the same run loop and mode, however named")
+        XCTAssertTrue(scheduleTheSwiftWay(ref, on: .current))
+        XCTAssertTrue(unscheduleTheSwiftWay(ref, from: .current))
     }
 
     func testThePathMonitorGivesAFirstPath() {

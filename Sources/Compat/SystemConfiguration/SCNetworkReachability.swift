@@ -325,6 +325,14 @@ public func SCNetworkReachabilityScheduleWithRunLoop(_ target: SCNetworkReachabi
     return target.schedule(.runLoop(runLoop, mode))
 }
 
+/// The same, with the mode as Foundation names it:
+/// `RunLoop.Mode.default.rawValue as CFString` (here `CFString` is `NSString`).
+@discardableResult
+public func SCNetworkReachabilityScheduleWithRunLoop(_ target: SCNetworkReachability, _ runLoop: CFRunLoop,
+                                                     _ runLoopMode: CFString) -> Bool {
+    SCNetworkReachabilityScheduleWithRunLoop(target, runLoop, RunLoopModes.mode(runLoopMode))
+}
+
 /// Unschedules `target` from the run loop it was scheduled on with
 /// `SCNetworkReachabilityScheduleWithRunLoop`. False when it is not scheduled there.
 @discardableResult
@@ -335,4 +343,47 @@ public func SCNetworkReachabilityUnscheduleFromRunLoop(_ target: SCNetworkReacha
         return false
     }
     return target.unschedule()
+}
+
+/// The same, with the mode as Foundation names it.
+@discardableResult
+public func SCNetworkReachabilityUnscheduleFromRunLoop(_ target: SCNetworkReachability, _ runLoop: CFRunLoop,
+                                                       _ runLoopMode: CFString) -> Bool {
+    SCNetworkReachabilityUnscheduleFromRunLoop(target, runLoop, RunLoopModes.mode(runLoopMode))
+}
+
+// MARK: - Run loops as Swift code on Apple's platforms names them
+
+enum RunLoopModes {
+    /// CoreFoundation's mode for Foundation's name of it.
+    static func mode(_ name: CFString) -> CFRunLoopMode? {
+        switch name as String {
+        case "kCFRunLoopDefaultMode": return kCFRunLoopDefaultMode
+        case "kCFRunLoopCommonModes": return kCFRunLoopCommonModes
+        default: return CFStringCreateWithCString(nil, name as String, CFStringBuiltInEncodings.UTF8.rawValue)
+        }
+    }
+}
+
+extension CFRunLoopMode {
+    /// `CFRunLoopMode.defaultMode.rawValue`, as Swift code on Apple's platforms writes it.
+    public static var defaultMode: CFRunLoopMode! { kCFRunLoopDefaultMode }
+    /// `CFRunLoopMode.commonModes.rawValue`, as Swift code on Apple's platforms writes it.
+    public static var commonModes: CFRunLoopMode! { kCFRunLoopCommonModes }
+    /// The mode itself (on Linux `CFRunLoopMode` is CoreFoundation's string type, not a wrapper of it).
+    public var rawValue: CFRunLoopMode { self }
+}
+
+extension RunLoop {
+    /// This run loop's CoreFoundation run loop, for
+    /// `SCNetworkReachabilityScheduleWithRunLoop(ref, RunLoop.current.getCFRunLoop(), …)`.
+    /// Linux's Foundation has this method, but not public: this one reads the
+    /// run loop's CoreFoundation object by reflection, and gives the calling
+    /// thread's run loop if a Foundation version stores it elsewhere.
+    public func getCFRunLoop() -> CFRunLoop {
+        for child in Mirror(reflecting: self).children where child.label == "_cfRunLoopStorage" {
+            if let object = (child.value as? AnyObject?) ?? nil { return unsafeBitCast(object, to: CFRunLoop.self) }
+        }
+        return self === RunLoop.main ? CFRunLoopGetMain() : CFRunLoopGetCurrent()
+    }
 }
