@@ -36,7 +36,7 @@ public enum RadioTechnology: String, Hashable, Sendable, CaseIterable {
     /// Case-insensitive, as modems print it: `GPRS`, `EDGE`, `UMTS`, `HSPA+`,
     /// `LTE`, `NR5G`, `5GNR`, `NR` ... nil for anything else.
     public init?(parsing text: String) {
-        switch text.lowercased().filter({ $0 != " " && $0 != "-" && $0 != "_" }) {
+        switch text.asciiFolded(dropping: [UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "_")]) {
         case "gsm": self = .gsm
         case "gprs": self = .gprs
         case "edge", "egprs": self = .edge
@@ -142,12 +142,15 @@ public final class RadioSource: Sendable {
     /// The technologies of `REACH_RADIO`'s text: `NAME=TECHNOLOGY`, comma-separated.
     convenience init(environment text: String?) {
         var technologies: [String: RadioTechnology] = [:]
-        for entry in (text ?? "").split(separator: ",") {
-            let parts = entry.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
+        // Bytes, not Characters: an environment variable is ASCII, and a
+        // firmware build should not link Unicode's tables to read it.
+        for entry in (text ?? "").utf8.split(separator: UInt8(ascii: ",")) {
+            let parts = entry.split(separator: UInt8(ascii: "="), maxSplits: 1).map { String(decoding: $0, as: UTF8.self).asciiFolded(dropping: [UInt8(ascii: " "), UInt8(ascii: "\t")], lowering: false) }
             if parts.count == 2, !parts[0].isEmpty, let technology = RadioTechnology(parsing: parts[1]) {
                 technologies[parts[0]] = technology
             } else {
-                warnAboutEnvironment("REACH_RADIO", String(entry), expected: "INTERFACE=TECHNOLOGY, e.g. wwan0=lte")
+                warnAboutEnvironment("REACH_RADIO", String(decoding: entry, as: UTF8.self),
+                                     expected: "INTERFACE=TECHNOLOGY, e.g. wwan0=lte")
             }
         }
         self.init(technologies)
@@ -186,12 +189,17 @@ public final class RadioSource: Sendable {
 }
 
 extension String {
-    /// Without leading and trailing spaces and tabs.
-    var trimmingSpaces: String {
-        var text = Substring(self)
-        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
-        while text.last == " " || text.last == "\t" { text = text.dropLast() }
-        return String(text)
+    /// The text without the bytes `dropping`, ASCII letters lowered (unless
+    /// `lowering` is false): for names modems and environment variables
+    /// print, which are ASCII. Works on bytes, so that reading them links none
+    /// of Unicode's case and grapheme tables.
+    func asciiFolded(dropping: [UInt8], lowering: Bool = true) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        for byte in utf8 where !dropping.contains(byte) {
+            bytes.append(lowering && byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

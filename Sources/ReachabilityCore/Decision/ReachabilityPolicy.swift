@@ -124,7 +124,7 @@ extension ReachabilityPolicy {
     static func fromEnvironment() -> ReachabilityPolicy {
         var policy = ReachabilityPolicy()
         if let text = getenv("REACH_ALLOW_WWAN").map({ String(cString: $0) }) {
-            switch text.lowercased() {
+            switch text.asciiFolded(dropping: []) {
             case "0", "false", "no", "off": policy.allowsWWAN = false
             case "1", "true", "yes", "on", "": policy.allowsWWAN = true
             default: warnAboutEnvironment("REACH_ALLOW_WWAN", text, expected: "0 or 1")
