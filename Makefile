@@ -207,7 +207,10 @@ firmware-order: static
 # size, RSS, threads, and where the bytes go. CI gates the size (deterministic).
 # The minimal build (firmware-minimal.flags) is held to issue 14's 300 KB.
 # Examples/Footprint/pages.py tells where the RSS the library adds goes.
-FOOTPRINT_MAX_KB ?= 370
+# 390 since issue 28: the process-wide policy and radio source every evaluator
+# follows (their observers, REACH_ALLOW_WWAN and REACH_RADIO read once) added
+# 11.5 KB of code, 16 KiB of file (369 -> 385 KiB).
+FOOTPRINT_MAX_KB ?= 390
 FOOTPRINT_MINIMAL_MAX_BYTES ?= 300000
 footprint: setup
 	Examples/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB) $(FOOTPRINT_MINIMAL_MAX_BYTES)

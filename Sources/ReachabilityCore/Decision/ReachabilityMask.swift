@@ -141,19 +141,30 @@ public final class RadioSource: Sendable {
 
     /// The technologies of `REACH_RADIO`'s text: `NAME=TECHNOLOGY`, comma-separated.
     convenience init(environment text: String?) {
+        self.init(text.map(Self.technologies(environment:)) ?? [:])
+    }
+
+    /// One pass over the bytes (an environment variable is ASCII): small in a
+    /// firmware build, where generic splitting would be specialised for it.
+    @inline(never)
+    private static func technologies(environment text: String) -> [String: RadioTechnology] {
         var technologies: [String: RadioTechnology] = [:]
-        // Bytes, not Characters: an environment variable is ASCII, and a
-        // firmware build should not link Unicode's tables to read it.
-        for entry in (text ?? "").utf8.split(separator: UInt8(ascii: ",")) {
-            let parts = entry.split(separator: UInt8(ascii: "="), maxSplits: 1).map { String(decoding: $0, as: UTF8.self).asciiFolded(dropping: [UInt8(ascii: " "), UInt8(ascii: "\t")], lowering: false) }
-            if parts.count == 2, !parts[0].isEmpty, let technology = RadioTechnology(parsing: parts[1]) {
-                technologies[parts[0]] = technology
-            } else {
-                warnAboutEnvironment("REACH_RADIO", String(decoding: entry, as: UTF8.self),
-                                     expected: "INTERFACE=TECHNOLOGY, e.g. wwan0=lte")
+        let bytes = Array(text.utf8), blanks = [UInt8(ascii: " "), UInt8(ascii: "\t")]
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: ",") { end += 1 }
+            let entry = String(decoding: bytes[start..<end], as: UTF8.self)
+            let fields = entry.asciiFolded(dropping: blanks, lowering: false).utf8
+            if let equals = fields.firstIndex(of: UInt8(ascii: "=")), equals != fields.startIndex,
+               let technology = RadioTechnology(parsing: String(decoding: fields[fields.index(after: equals)...], as: UTF8.self)) {
+                technologies[String(decoding: fields[..<equals], as: UTF8.self)] = technology
+            } else if end > start {
+                warnAboutEnvironment("REACH_RADIO", entry, expected: "INTERFACE=TECHNOLOGY, e.g. wwan0=lte")
             }
+            start = end + 1
         }
-        self.init(technologies)
+        return technologies
     }
 
     /// Every interface's technology, as last set.
