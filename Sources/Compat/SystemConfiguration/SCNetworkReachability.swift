@@ -99,8 +99,12 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
     /// `.reachable` when only WWAN carries the path and the process's policy
     /// refuses it (iOS with the app's cellular data switched off).
     static func flags(_ evaluation: TargetEvaluation) -> SCNetworkReachabilityFlags {
-        var flags = SCNetworkReachabilityFlags(evaluation.flags)
-        if evaluation.unsatisfiedReason == .wwanDenied { flags.remove(.reachable) }
+        flags(evaluation.flags, evaluation.unsatisfiedReason)
+    }
+
+    static func flags(_ kernel: ReachabilityFlags, _ reason: UnsatisfiedReason?) -> SCNetworkReachabilityFlags {
+        var flags = SCNetworkReachabilityFlags(kernel)
+        if reason == .wwanDenied { flags.remove(.reachable) }
         return flags
     }
 
@@ -112,9 +116,7 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         switch target {
         case let .address(address):
             let answer = try evaluator.evaluate(address, options: options)
-            var flags = SCNetworkReachabilityFlags(answer.flags)
-            if answer.unsatisfiedReason == .wwanDenied { flags.remove(.reachable) }
-            return flags
+            return Self.flags(answer.flags, answer.unsatisfiedReason)
         case .internet, .host:
             var answers: [AddressEvaluation] = []
             for address in Target.internetProbeAddresses { answers.append(try evaluator.evaluate(address)) }
@@ -165,12 +167,17 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
             SCErrorState.set(kSCStatusReachabilityUnknown)
             return false
         }
-        let generation = lock.withLock { () -> UInt64 in
+        let generation = lock.withLock { () -> UInt64? in
+            guard state.schedule == nil else { return nil }   // scheduled elsewhere meanwhile
             state.generation &+= 1
             state.schedule = schedule
             state.monitor = monitor
             state.given = baseline
             return state.generation
+        }
+        guard let generation else {
+            SCErrorState.set(kSCStatusInvalidArgument)
+            return false
         }
         let deliveryQueue: DeliveryQueue
         switch schedule {
