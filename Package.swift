@@ -12,7 +12,13 @@ let package = Package(
         // Apple's reachability APIs under their own module names, so that code
         // written for iOS compiles unchanged (README, "Porting from iOS"):
         // `import SystemConfiguration`, `import CoreTelephony`, `import Network`.
-        .library(name: "ReachabilityCompat", targets: ["SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport"]),
+        // And the libraries built on them, one module each, so that a port
+        // changes one import line: `import AlamofireReachability`, ...
+        .library(name: "ReachabilityCompat", targets: [
+            "SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport",
+            "AppleReachability", "AFNetworkReachability", "AlamofireReachability", "ReachabilitySwift",
+            "SLReachability", "ZYNetworkAccessibity",
+        ]),
         .executable(name: "reach", targets: ["reach"]),
         // The Prometheus exporter: its own product, so that neither the library
         // nor `reach` links swift-nio, swift-prometheus or Yams.
@@ -80,6 +86,28 @@ let package = Package(
             dependencies: ["ReachabilityCompatSupport"],
             path: "Sources/Compat/Network"
         ),
+        // The libraries built on Apple's frameworks (Sources/Compat/<module>):
+        // each over SystemConfiguration (and CoreTelephony), as the original is.
+        .target(name: "AppleReachability", dependencies: ["SystemConfiguration"], path: "Sources/Compat/AppleReachability"),
+        .target(name: "AFNetworkReachability", dependencies: ["SystemConfiguration"], path: "Sources/Compat/AFNetworkReachability"),
+        .target(name: "AlamofireReachability", dependencies: ["SystemConfiguration"], path: "Sources/Compat/AlamofireReachability"),
+        // Swift 5 mode, as the original (its class is not Sendable, its closures are not @Sendable).
+        .target(name: "ReachabilitySwift", dependencies: ["SystemConfiguration"], path: "Sources/Compat/ReachabilitySwift",
+                swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(name: "SLReachability", dependencies: ["SystemConfiguration", "CoreTelephony"], path: "Sources/Compat/SLReachability"),
+        .target(name: "ZYNetworkAccessibity", dependencies: ["SystemConfiguration", "CoreTelephony"],
+                path: "Sources/Compat/ZYNetworkAccessibity"),
+        // One program per library, written as its README shows its use; each
+        // also takes `wwan off` / `wwan on` on standard input (the settings
+        // app's switch: CompatEnvironment.allowsWWAN).
+        .executableTarget(name: "apple-reach-watch", dependencies: ["AppleReachability", "ReachabilityCompatSupport"],
+                          path: "Examples/Compat/apple-reach-watch"),
+        .executableTarget(name: "af-watch", dependencies: ["AFNetworkReachability", "ReachabilityCompatSupport"], path: "Examples/Compat/af-watch"),
+        .executableTarget(name: "alamofire-watch", dependencies: ["AlamofireReachability", "ReachabilityCompatSupport"],
+                          path: "Examples/Compat/alamofire-watch"),
+        .executableTarget(name: "rs-watch", dependencies: ["ReachabilitySwift", "ReachabilityCompatSupport"], path: "Examples/Compat/rs-watch"),
+        .executableTarget(name: "sl-watch", dependencies: ["SLReachability", "ReachabilityCompatSupport"], path: "Examples/Compat/sl-watch"),
+        .executableTarget(name: "zy-watch", dependencies: ["ZYNetworkAccessibity", "ReachabilityCompatSupport"], path: "Examples/Compat/zy-watch"),
         // One program per framework, written as its documentation shows its use:
         // each prints the initial state and every change (built in CI).
         .executableTarget(name: "sc-watch", dependencies: ["SystemConfiguration"], path: "Examples/Compat/sc-watch"),
@@ -138,14 +166,16 @@ let package = Package(
         .testTarget(
             name: "CompatTests",
             dependencies: ["SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport",
-                           "Reachability", "CTestSupport"]
+                           "AppleReachability", "AFNetworkReachability", "AlamofireReachability", "ReachabilitySwift",
+                           "SLReachability", "ZYNetworkAccessibity", "Reachability", "CTestSupport"]
         ),
         // Code written as iOS code is written (imports only Foundation and
         // Apple's framework names, no #if os(Linux)), in Swift 5 language mode
         // as most of it is: it must compile and run unchanged.
         .testTarget(
             name: "PortedCodeTests",
-            dependencies: ["SystemConfiguration", "CoreTelephony", "Network"],
+            dependencies: ["SystemConfiguration", "CoreTelephony", "Network", "AlamofireReachability",
+                           "ReachabilityCompatSupport", "Reachability"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ]

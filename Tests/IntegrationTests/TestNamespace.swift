@@ -87,14 +87,17 @@ final class RunningProcess: @unchecked Sendable {
     }
     private let output = Output()
     private let readers = DispatchGroup()
+    /// The child's standard input, when it was started with `input: true`.
+    private let input: FileHandle?
 
-    init(_ executable: URL, _ arguments: [String]) throws {
+    init(_ executable: URL, _ arguments: [String], input: Bool = false) throws {
         process.executableURL = executable
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), inputPipe = input ? Pipe() : nil
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = inputPipe ?? FileHandle.nullDevice
+        self.input = inputPipe?.fileHandleForWriting
         do {
             try process.run()
         } catch {
@@ -103,6 +106,7 @@ final class RunningProcess: @unchecked Sendable {
         // The child has its copies; closing ours lets the readers see EOF.
         try? out.fileHandleForWriting.close()
         try? err.fileHandleForWriting.close()
+        try? inputPipe?.fileHandleForReading.close()
         drain(out.fileHandleForReading) { [output] text in
             output.state.withLock { state in
                 var pieces = (state.partial + text).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -133,6 +137,11 @@ final class RunningProcess: @unchecked Sendable {
         thread.start()
     }
 
+    /// Writes `line` and a newline to the child's standard input (started with `input: true`).
+    func send(_ line: String) {
+        input?.write(Data((line + "\n").utf8))
+    }
+
     var lines: [String] { output.state.withLock { $0.lines } }
     var stderr: String { output.state.withLock { $0.stderr } }
     var isRunning: Bool { process.isRunning }
@@ -156,6 +165,7 @@ final class RunningProcess: @unchecked Sendable {
 
     /// Stops the process and waits for it and for the last of its output.
     func terminate() {
+        try? input?.close()
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         _ = readers.wait(timeout: .now() + 5)

@@ -63,6 +63,28 @@ public enum CompatEnvironment {
                                        configuration: configuration)
     }
 
+    /// The process's cellular-data switch, `ReachabilityPolicy.processDefault.allowsWWAN`,
+    /// for code that does not import the engine (its module is named
+    /// `Reachability`, as the class of two of the libraries' modules is).
+    public static var allowsWWAN: Bool {
+        get { ReachabilityPolicy.processDefault.allowsWWAN }
+        set { ReachabilityPolicy.updateProcessDefault { $0.allowsWWAN = newValue } }
+    }
+
+    /// Sets (nil: forgets) the radio technology of a WWAN link in
+    /// `RadioSource.processDefault`, from its name as a modem prints it
+    /// (`lte`, `nr5g-nsa`); false when the name is no technology.
+    @discardableResult
+    public static func setRadioTechnology(_ name: String?, for interface: String) -> Bool {
+        guard let name else {
+            RadioSource.processDefault.set(nil, for: interface)
+            return true
+        }
+        guard let technology = RadioTechnology(parsing: name) else { return false }
+        RadioSource.processDefault.set(technology, for: interface)
+        return true
+    }
+
     static func overridesFromEnvironment() -> [InterfaceKindOverride] {
         guard let text = getenv("REACH_INTERFACE_KINDS").map({ String(cString: $0) }) else { return [] }
         var overrides: [InterfaceKindOverride] = []

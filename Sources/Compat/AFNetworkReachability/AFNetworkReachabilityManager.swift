@@ -1,0 +1,177 @@
+// AFNetworking's AFNetworkReachabilityManager on Linux, as Swift imports
+// AFNetworking 4's header, over this package's SystemConfiguration. README,
+// "Porting from iOS", has the table.
+
+import Dispatch
+import Foundation
+import SystemConfiguration
+
+/// The status AFNetworking reports.
+public enum AFNetworkReachabilityStatus: Int, Sendable {
+    case unknown = -1
+    case notReachable = 0
+    case reachableViaWWAN = 1
+    case reachableViaWiFi = 2
+}
+
+/// The notification posted with each status, the manager as object and the
+/// status (an `NSNumber`) under `AFNetworkingReachabilityNotificationStatusItem`.
+extension NSNotification.Name {
+    public static let AFNetworkingReachabilityDidChange =
+        NSNotification.Name("com.alamofire.networking.reachability.change")
+}
+
+/// The `userInfo` key of the status in `AFNetworkingReachabilityDidChange`.
+public let AFNetworkingReachabilityNotificationStatusItem = "AFNetworkingReachabilityNotificationStatusItem"
+
+/// AFNetworking's words for a status.
+public func AFStringFromNetworkReachabilityStatus(_ status: AFNetworkReachabilityStatus) -> String {
+    switch status {
+    case .notReachable: return "Not Reachable"
+    case .reachableViaWWAN: return "Reachable via WWAN"
+    case .reachableViaWiFi: return "Reachable via WiFi"
+    case .unknown: return "Unknown"
+    }
+}
+
+/// Monitors the reachability of a domain, an address, or the internet.
+///
+/// As AFNetworking's: the status is `.unknown` until the first answer after
+/// `startMonitoring()`, which reads the flags at once and delivers them; each
+/// answer (the first, then every SystemConfiguration callback, none
+/// suppressed) sets the status, calls the block and posts
+/// `AFNetworkingReachabilityDidChange`, on the main queue. `stopMonitoring()`
+/// only unschedules: the block and the last status stay.
+///
+/// AFNetworking schedules on the main run loop and hops to the main queue;
+/// here the reachability object is on a private queue and hops to the main
+/// queue, so the block runs the same way whether the program runs
+/// `RunLoop.main` or `dispatchMain()`. `.reachableViaWWAN` is a path that
+/// leaves by a link classified WWAN (AFNetworking reads `isWWAN` on iOS only).
+open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
+    private let reachability: SCNetworkReachability
+    private let queue = DispatchQueue(label: "AFNetworkReachability.callbacks")
+    private let lock = NSLock()
+    private var status: AFNetworkReachabilityStatus = .unknown
+    private var block: ((AFNetworkReachabilityStatus) -> Void)?
+    private static let sharedManager = AFNetworkReachabilityManager.manager()
+
+    /// The manager of the internet, made once.
+    open class func shared() -> AFNetworkReachabilityManager { sharedManager }
+
+    /// A new manager of the internet (the zero IPv6 address, as AFNetworking 4 uses: both families' default routes).
+    open class func manager() -> AFNetworkReachabilityManager {
+        var address = sockaddr_in6()
+        address.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
+        address.sin6_family = sa_family_t(AF_INET6)
+        return AFNetworkReachabilityManager(forAddress: &address)
+    }
+
+    /// A manager of a host name.
+    public convenience init(forDomain domain: String) {
+        // A domain that is no host name gets an object that is never reachable, as SC's nil would give here.
+        let reachability = SCNetworkReachabilityCreateWithName(nil, domain)
+            ?? SCNetworkReachabilityCreateWithName(nil, "invalid.")!
+        self.init(reachability: reachability)
+    }
+
+    /// A manager of a socket address (`sockaddr_in` or `sockaddr_in6`).
+    public convenience init(forAddress address: UnsafeRawPointer) {
+        let reachability = SCNetworkReachabilityCreateWithAddress(nil, address.assumingMemoryBound(to: sockaddr.self))
+            ?? SCNetworkReachabilityCreateWithName(nil, "invalid.")!
+        self.init(reachability: reachability)
+    }
+
+    /// A new manager of the internet (AFNetworking's header makes `init`
+    /// unavailable; Swift code written for older headers calls it).
+    public convenience override init() {
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        self.init(forAddress: &address)
+    }
+
+    /// A manager of `reachability`.
+    public init(reachability: SCNetworkReachability) {
+        self.reachability = reachability
+        super.init()
+    }
+
+    deinit { stopMonitoring() }
+
+    /// The last status delivered; `.unknown` until the first after `startMonitoring()`.
+    open var networkReachabilityStatus: AFNetworkReachabilityStatus { lock.withLock { status } }
+    open var isReachable: Bool { isReachableViaWWAN || isReachableViaWiFi }
+    open var isReachableViaWWAN: Bool { networkReachabilityStatus == .reachableViaWWAN }
+    open var isReachableViaWiFi: Bool { networkReachabilityStatus == .reachableViaWiFi }
+
+    /// The status's words.
+    open func localizedNetworkReachabilityStatusString() -> String {
+        AFStringFromNetworkReachabilityStatus(networkReachabilityStatus)
+    }
+
+    /// The block called (on the main queue) with each status; nil removes it.
+    open func setReachabilityStatusChange(_ block: ((AFNetworkReachabilityStatus) -> Void)?) {
+        lock.withLock { self.block = block }
+    }
+
+    /// Starts monitoring: the current status is read and delivered at once,
+    /// then every change.
+    open func startMonitoring() {
+        stopMonitoring()
+        // The context holds the manager weakly (AFNetworking's holds a block
+        // that does): a manager released while monitoring gets no callback.
+        let box = Unmanaged.passRetained(WeakManager(self))
+        var context = SCNetworkReachabilityContext(
+            version: 0, info: box.toOpaque(),
+            retain: { info in UnsafeRawPointer(Unmanaged<WeakManager>.fromOpaque(info).retain().toOpaque()) },
+            release: { info in Unmanaged<WeakManager>.fromOpaque(info).release() },
+            copyDescription: nil)
+        SCNetworkReachabilitySetCallback(reachability, { _, flags, info in
+            guard let info else { return }
+            Unmanaged<WeakManager>.fromOpaque(info).takeUnretainedValue().manager?.deliver(flags)
+        }, &context)
+        box.release()   // SetCallback retained its own
+        SCNetworkReachabilitySetDispatchQueue(reachability, queue)
+        DispatchQueue.global().async {
+            var flags = SCNetworkReachabilityFlags()
+            if SCNetworkReachabilityGetFlags(self.reachability, &flags) { self.deliver(flags) }
+        }
+    }
+
+    /// Stops monitoring; the block and the last status stay.
+    open func stopMonitoring() {
+        SCNetworkReachabilitySetDispatchQueue(reachability, nil)
+    }
+
+    /// On the main queue: the status, the block, the notification.
+    private func deliver(_ flags: SCNetworkReachabilityFlags) {
+        let status = Self.status(flags)
+        DispatchQueue.main.async {
+            let block = self.lock.withLock { () -> ((AFNetworkReachabilityStatus) -> Void)? in
+                self.status = status
+                return self.block
+            }
+            block?(status)
+            NotificationCenter.default.post(name: .AFNetworkingReachabilityDidChange, object: self,
+                                            userInfo: [AFNetworkingReachabilityNotificationStatusItem: NSNumber(value: status.rawValue)])
+        }
+    }
+
+    /// AFNetworking's rule: not reachable unless `.reachable` and no
+    /// connection is required or one can be made without the user; WWAN when
+    /// `.isWWAN`, else WiFi. Never `.unknown`.
+    static func status(_ flags: SCNetworkReachabilityFlags) -> AFNetworkReachabilityStatus {
+        let reachable = flags.contains(.reachable)
+        let needsConnection = flags.contains(.connectionRequired)
+        let automatic = flags.contains(.connectionOnDemand) || flags.contains(.connectionOnTraffic)
+        let withoutUser = automatic && !flags.contains(.interventionRequired)
+        guard reachable && (!needsConnection || withoutUser) else { return .notReachable }
+        return flags.contains(.isWWAN) ? .reachableViaWWAN : .reachableViaWiFi
+    }
+}
+
+/// The context's box: the manager, weakly.
+private final class WeakManager: @unchecked Sendable {
+    weak var manager: AFNetworkReachabilityManager?
+    init(_ manager: AFNetworkReachabilityManager) { self.manager = manager }
+}

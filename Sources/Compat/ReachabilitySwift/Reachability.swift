@@ -1,0 +1,221 @@
+// ashleymills/Reachability.swift 5 on Linux, over this package's
+// SystemConfiguration: the same class, errors, notification and timing.
+// README, "Porting from iOS", has the table.
+
+import Dispatch
+import Foundation
+import SystemConfiguration
+
+/// What went wrong, with `SCError()` of the failed call.
+public enum ReachabilityError: Error {
+    case failedToCreateWithAddress(sockaddr, Int32)
+    case failedToCreateWithHostname(String, Int32)
+    case unableToSetCallback(Int32)
+    case unableToSetDispatchQueue(Int32)
+    case unableToGetFlags(Int32)
+}
+
+extension Notification.Name {
+    /// Posted on each change, the `Reachability` as object, on the notification queue.
+    public static let reachabilityChanged = Notification.Name("reachabilityChanged")
+}
+
+/// Reachability of a host or of the internet, as Reachability.swift gives it.
+///
+/// `startNotifier()` reads the flags at once (on its serial queue, before it
+/// returns) and notifies: `whenReachable` or `whenUnreachable`, then
+/// `.reachabilityChanged`, on the notification queue (main by default; nil
+/// runs them on the serial queue). After that, each change of the flags
+/// notifies once: duplicates are suppressed by the flags, not by
+/// `connection`. `stopNotifier()` keeps the last flags, so starting again
+/// notifies only if they changed.
+///
+/// On Linux, `.cellular` is a path that leaves by a link classified WWAN
+/// (Reachability.swift reads `isWWAN` on iOS only), and `.wifi` any other link.
+public class Reachability {
+    public typealias NetworkReachable = (Reachability) -> ()
+    public typealias NetworkUnreachable = (Reachability) -> ()
+
+    public enum Connection: CustomStringConvertible {
+        case unavailable, wifi, cellular
+
+        public var description: String {
+            switch self {
+            case .cellular: return "Cellular"
+            case .wifi: return "WiFi"
+            case .unavailable: return "No Connection"
+            }
+        }
+
+        @available(*, deprecated, renamed: "unavailable")
+        public static let none: Connection = .unavailable
+    }
+
+    public var whenReachable: NetworkReachable?
+    public var whenUnreachable: NetworkUnreachable?
+
+    @available(*, deprecated, renamed: "allowsCellularConnection")
+    public let reachableOnWWAN: Bool = true
+
+    /// When false, a path over WWAN is `.unavailable` (default true).
+    public var allowsCellularConnection: Bool
+
+    /// Where `.reachabilityChanged` is posted.
+    public var notificationCenter: NotificationCenter = NotificationCenter.default
+
+    @available(*, deprecated, renamed: "connection.description")
+    public var currentReachabilityString: String { "\(connection)" }
+
+    /// The connection now; reads the flags first when none were read yet.
+    public var connection: Connection {
+        if flags == nil { try? setReachabilityFlags() }
+        switch flags?.connection {
+        case .unavailable?, nil: return .unavailable
+        case .cellular?: return allowsCellularConnection ? .cellular : .unavailable
+        case .wifi?: return .wifi
+        }
+    }
+
+    fileprivate(set) var notifierRunning = false
+    fileprivate(set) var flags: SCNetworkReachabilityFlags? {
+        didSet {
+            guard flags != oldValue else { return }
+            notifyReachabilityChanged()
+        }
+    }
+
+    private let reachabilityRef: SCNetworkReachability
+    private let reachabilitySerialQueue: DispatchQueue
+    private let notificationQueue: DispatchQueue?
+
+    required public init(reachabilityRef: SCNetworkReachability, queueQoS: DispatchQoS = .default,
+                         targetQueue: DispatchQueue? = nil, notificationQueue: DispatchQueue? = .main) {
+        self.allowsCellularConnection = true
+        self.reachabilityRef = reachabilityRef
+        self.reachabilitySerialQueue = DispatchQueue(label: "ReachabilitySwift.serial", qos: queueQoS, target: targetQueue)
+        self.notificationQueue = notificationQueue
+    }
+
+    /// A host name (or an address in text).
+    /// - Throws: `.failedToCreateWithHostname` when it is no host name.
+    public convenience init(hostname: String, queueQoS: DispatchQoS = .default, targetQueue: DispatchQueue? = nil,
+                            notificationQueue: DispatchQueue? = .main) throws {
+        guard let ref = SCNetworkReachabilityCreateWithName(nil, hostname) else {
+            throw ReachabilityError.failedToCreateWithHostname(hostname, SCError())
+        }
+        self.init(reachabilityRef: ref, queueQoS: queueQoS, targetQueue: targetQueue, notificationQueue: notificationQueue)
+    }
+
+    /// The internet: the zero address.
+    public convenience init(queueQoS: DispatchQoS = .default, targetQueue: DispatchQueue? = nil,
+                            notificationQueue: DispatchQueue? = .main) throws {
+        var zeroAddress = sockaddr()
+        zeroAddress.sa_len = UInt8(MemoryLayout<sockaddr>.size)
+        zeroAddress.sa_family = sa_family_t(AF_INET)
+        guard let ref = SCNetworkReachabilityCreateWithAddress(nil, &zeroAddress) else {
+            throw ReachabilityError.failedToCreateWithAddress(zeroAddress, SCError())
+        }
+        self.init(reachabilityRef: ref, queueQoS: queueQoS, targetQueue: targetQueue, notificationQueue: notificationQueue)
+    }
+
+    deinit { stopNotifier() }
+}
+
+extension Reachability {
+    /// Starts notifying: the flags are read now and notified, then each change.
+    public func startNotifier() throws {
+        guard !notifierRunning else { return }
+        let callback: SCNetworkReachabilityCallBack = { _, flags, info in
+            guard let info else { return }
+            // The weak box: a Reachability released while notifying gets nothing.
+            Unmanaged<ReachabilityWeakifier>.fromOpaque(info).takeUnretainedValue().reachability?.flags = flags
+        }
+        let weakifier = ReachabilityWeakifier(reachability: self)
+        var context = SCNetworkReachabilityContext(
+            version: 0, info: Unmanaged.passUnretained(weakifier).toOpaque(),
+            retain: { info in UnsafeRawPointer(Unmanaged<ReachabilityWeakifier>.fromOpaque(info).retain().toOpaque()) },
+            release: { info in Unmanaged<ReachabilityWeakifier>.fromOpaque(info).release() },
+            copyDescription: { info in
+                let reachability = Unmanaged<ReachabilityWeakifier>.fromOpaque(info).takeUnretainedValue().reachability
+                return Unmanaged.passRetained((reachability?.description ?? "nil") as CFString)
+            })
+        if !SCNetworkReachabilitySetCallback(reachabilityRef, callback, &context) {
+            stopNotifier()
+            throw ReachabilityError.unableToSetCallback(SCError())
+        }
+        if !SCNetworkReachabilitySetDispatchQueue(reachabilityRef, reachabilitySerialQueue) {
+            stopNotifier()
+            throw ReachabilityError.unableToSetDispatchQueue(SCError())
+        }
+        try setReachabilityFlags()   // the first check, synchronous
+        notifierRunning = true
+    }
+
+    /// Stops notifying; the last flags stay.
+    public func stopNotifier() {
+        defer { notifierRunning = false }
+        SCNetworkReachabilitySetCallback(reachabilityRef, nil, nil)
+        SCNetworkReachabilitySetDispatchQueue(reachabilityRef, nil)
+    }
+
+    @available(*, deprecated, message: "Please use `connection != .unavailable`")
+    public var isReachable: Bool { connection != .unavailable }
+
+    @available(*, deprecated, message: "Please use `connection == .cellular`")
+    public var isReachableViaWWAN: Bool { connection == .cellular }
+
+    @available(*, deprecated, message: "Please use `connection == .wifi`")
+    public var isReachableViaWiFi: Bool { connection == .wifi }
+
+    /// The flags in Reachability.swift's letters (`WR ctiCDld`), or "unavailable flags".
+    public var description: String { flags?.letters ?? "unavailable flags" }
+
+    fileprivate func setReachabilityFlags() throws {
+        try reachabilitySerialQueue.sync { [unowned self] in
+            var flags = SCNetworkReachabilityFlags()
+            if !SCNetworkReachabilityGetFlags(self.reachabilityRef, &flags) {
+                self.stopNotifier()
+                throw ReachabilityError.unableToGetFlags(SCError())
+            }
+            self.flags = flags
+        }
+    }
+
+    fileprivate func notifyReachabilityChanged() {
+        let notify = { [weak self] in
+            guard let self else { return }
+            self.connection != .unavailable ? self.whenReachable?(self) : self.whenUnreachable?(self)
+            self.notificationCenter.post(name: .reachabilityChanged, object: self)
+        }
+        notificationQueue?.async(execute: notify) ?? notify()
+    }
+}
+
+/// The context's box: the Reachability, weakly.
+private final class ReachabilityWeakifier {
+    weak var reachability: Reachability?
+    init(reachability: Reachability) { self.reachability = reachability }
+}
+
+extension SCNetworkReachabilityFlags {
+    /// Reachability.swift's rule (Apple's sample's), `isWWAN` read on Linux too.
+    var connection: Reachability.Connection {
+        guard contains(.reachable) else { return .unavailable }
+        var connection = Reachability.Connection.unavailable
+        if !contains(.connectionRequired) { connection = .wifi }
+        if contains(.connectionOnTraffic) || contains(.connectionOnDemand) {
+            if !contains(.interventionRequired) { connection = .wifi }
+        }
+        if contains(.isWWAN) { connection = .cellular }
+        return connection
+    }
+
+    /// `WR ctiCDld`: one letter per flag, `-` when clear.
+    var letters: String {
+        func letter(_ flag: SCNetworkReachabilityFlags, _ set: Character) -> Character { contains(flag) ? set : "-" }
+        return String([letter(.isWWAN, "W"), letter(.reachable, "R"), " ",
+                       letter(.connectionRequired, "c"), letter(.transientConnection, "t"),
+                       letter(.interventionRequired, "i"), letter(.connectionOnTraffic, "C"),
+                       letter(.connectionOnDemand, "D"), letter(.isLocalAddress, "l"), letter(.isDirect, "d")])
+    }
+}

@@ -1,0 +1,157 @@
+// ZYNetworkAccessibity (ziecho) on Linux: "may this app use the network?",
+// from reachability and the cellular-data restriction, as Swift imports its
+// header (and its later spelling ZYNetworkAccessibility), over this
+// package's SystemConfiguration and CoreTelephony. README, "Porting from
+// iOS", has the table.
+
+import Dispatch
+import Foundation
+import CoreTelephony
+import SystemConfiguration
+
+public enum ZYNetworkAccessibleState: UInt, Sendable {
+    /// Not started, or stopped.
+    case checking = 0
+    case unknown = 1
+    /// The app may use the network (not: the network works).
+    case accessible = 2
+    /// Cellular data is refused to this app.
+    case restricted = 3
+}
+
+public typealias NetworkAccessibleStateNotifier = (ZYNetworkAccessibleState) -> Void
+
+extension Notification.Name {
+    /// Posted (object nil, no userInfo) when the state changes.
+    public static let ZYNetworkAccessibityChanged = Notification.Name("ZYNetworkAccessibityChangedNotification")
+    /// The later spelling's notification.
+    public static let ZYNetworkAccessibilityChanged = Notification.Name("ZYNetworkAccessibilityChangedNotification")
+}
+
+/// Whether this process may use the network, and its changes.
+///
+/// The original's rule on Linux facts: the internet reachable → accessible;
+/// otherwise by `CTCellularData`: restricted (a WWAN link exists and this
+/// process is refused it) → restricted; not restricted → accessible. The
+/// original retries every 0.1 s while the cellular state is unknown, which
+/// on a phone lasts a moment; on Linux "unknown" means the box has no WWAN
+/// link at all, a fact that lasts: nothing can refuse this process cellular
+/// data, so the state is `.accessible` (ZY's accessible is a permission, not
+/// connectivity), and nothing polls.
+///
+/// Changes arrive on the main queue (run it: `dispatchMain()` or
+/// `RunLoop.main.run()`): the notifier is called and
+/// `ZYNetworkAccessibityChanged` (and `ZYNetworkAccessibilityChanged`) posted
+/// only when the state changes. `stop()` returns the state to `.checking`.
+/// `setAlertEnable(true)` cannot show iOS's alert (a Linux box has no
+/// screen): each time the state becomes restricted it writes one line to
+/// standard error instead. The original's first-run delay (it waits for the
+/// app to be active) has no meaning here and is not kept.
+open class ZYNetworkAccessibity: NSObject, @unchecked Sendable {
+    private static let shared = ZYNetworkAccessibity()
+    private let lock = NSLock()
+    private var state = ZYNetworkAccessibleState.checking
+    private var notifier: NetworkAccessibleStateNotifier?
+    private var alertEnabled = false
+    private var reachability: SCNetworkReachability?
+    private var cellularData: CTCellularData?
+
+    /// Starts checking; the first state follows at once, on the main queue.
+    open class func start() { shared.start() }
+
+    /// Stops checking; the state is `.checking` again.
+    open class func stop() { shared.stop() }
+
+    /// On Linux: one line on standard error each time the state becomes restricted.
+    open class func setAlertEnable(_ setAlertEnable: Bool) { shared.lock.withLock { shared.alertEnabled = setAlertEnable } }
+
+    /// The block called (on the main queue) with each new state. Setting it checks nothing.
+    open class func setStateDidUpdateNotifier(_ block: NetworkAccessibleStateNotifier!) {
+        shared.lock.withLock { shared.notifier = block }
+    }
+
+    /// The last state (`.checking` before `start()` and after `stop()`).
+    open class func currentState() -> ZYNetworkAccessibleState { shared.lock.withLock { shared.state } }
+
+    private func start() {
+        guard lock.withLock({ reachability == nil }) else { return }
+        // The original's target, an address: a route lookup, nothing is sent.
+        guard let reachability = SCNetworkReachabilityCreateWithName(nil, "223.5.5.5") else { return }
+        let box = Unmanaged.passRetained(WeakAccessibity(self))
+        var context = SCNetworkReachabilityContext(
+            version: 0, info: box.toOpaque(),
+            retain: { info in UnsafeRawPointer(Unmanaged<WeakAccessibity>.fromOpaque(info).retain().toOpaque()) },
+            release: { info in Unmanaged<WeakAccessibity>.fromOpaque(info).release() },
+            copyDescription: nil)
+        SCNetworkReachabilitySetCallback(reachability, { _, _, info in
+            guard let info else { return }
+            Unmanaged<WeakAccessibity>.fromOpaque(info).takeUnretainedValue().accessibility?.check()
+        }, &context)
+        box.release()
+        SCNetworkReachabilitySetDispatchQueue(reachability, .main)
+        let cellularData = CTCellularData()
+        cellularData.cellularDataRestrictionDidUpdateNotifier = { [weak self] _ in
+            DispatchQueue.main.async { self?.check() }
+        }
+        lock.withLock {
+            self.reachability = reachability
+            self.cellularData = cellularData
+        }
+        DispatchQueue.main.async { self.check() }
+    }
+
+    private func stop() {
+        let (reachability, cellularData) = lock.withLock { () -> (SCNetworkReachability?, CTCellularData?) in
+            defer {
+                self.reachability = nil
+                self.cellularData = nil
+                state = .checking
+            }
+            return (self.reachability, self.cellularData)
+        }
+        if let reachability {
+            SCNetworkReachabilitySetCallback(reachability, nil, nil)
+            SCNetworkReachabilitySetDispatchQueue(reachability, nil)
+        }
+        cellularData?.cellularDataRestrictionDidUpdateNotifier = nil
+    }
+
+    /// On the main queue: the state now, given when it changed.
+    private func check() {
+        guard let reachability = lock.withLock({ self.reachability }) else { return }
+        var flags = SCNetworkReachabilityFlags()
+        let reachable = SCNetworkReachabilityGetFlags(reachability, &flags) && flags.contains(.reachable)
+        let state = Self.state(reachable: reachable, cellular: CTCellularData().restrictedState)
+        let change = lock.withLock { () -> (NetworkAccessibleStateNotifier?, Bool)? in
+            guard self.reachability != nil, state != self.state else { return nil }
+            self.state = state
+            return (notifier, alertEnabled)
+        }
+        guard let (notifier, alert) = change else { return }
+        if alert && state == .restricted {
+            let line = "ZYNetworkAccessibity: cellular data is turned off for this program\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+        notifier?(state)
+        NotificationCenter.default.post(name: .ZYNetworkAccessibityChanged, object: nil)
+        NotificationCenter.default.post(name: .ZYNetworkAccessibilityChanged, object: nil)
+    }
+
+    /// The original's rule (a restricted state always has a WWAN link on Linux).
+    static func state(reachable: Bool, cellular: CTCellularDataRestrictedState) -> ZYNetworkAccessibleState {
+        if reachable { return .accessible }
+        switch cellular {
+        case .restricted: return .restricted
+        case .notRestricted, .restrictedStateUnknown: return .accessible
+        }
+    }
+}
+
+/// The later, correct spelling of the same class.
+public typealias ZYNetworkAccessibility = ZYNetworkAccessibity
+
+/// The context's box: the checker, weakly.
+private final class WeakAccessibity: @unchecked Sendable {
+    weak var accessibility: ZYNetworkAccessibity?
+    init(_ accessibility: ZYNetworkAccessibity) { self.accessibility = accessibility }
+}
