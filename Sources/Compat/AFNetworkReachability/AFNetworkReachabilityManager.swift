@@ -120,17 +120,7 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
         stopMonitoring()
         // The context holds the manager weakly (AFNetworking's holds a block
         // that does): a manager released while monitoring gets no callback.
-        let box = Unmanaged.passRetained(WeakManager(self))
-        var context = SCNetworkReachabilityContext(
-            version: 0, info: box.toOpaque(),
-            retain: { info in UnsafeRawPointer(Unmanaged<WeakManager>.fromOpaque(info).retain().toOpaque()) },
-            release: { info in Unmanaged<WeakManager>.fromOpaque(info).release() },
-            copyDescription: nil)
-        SCNetworkReachabilitySetCallback(reachability, { _, flags, info in
-            guard let info else { return }
-            Unmanaged<WeakManager>.fromOpaque(info).takeUnretainedValue().manager?.deliver(flags)
-        }, &context)
-        box.release()   // SetCallback retained its own
+        SCNetworkReachabilitySetWeakCallback(reachability, self) { manager, flags in manager.deliver(flags) }
         SCNetworkReachabilitySetDispatchQueue(reachability, queue)
         DispatchQueue.global().async {
             var flags = SCNetworkReachabilityFlags()
@@ -168,10 +158,4 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
         guard reachable && (!needsConnection || withoutUser) else { return .notReachable }
         return flags.contains(.isWWAN) ? .reachableViaWWAN : .reachableViaWiFi
     }
-}
-
-/// The context's box: the manager, weakly.
-private final class WeakManager: @unchecked Sendable {
-    weak var manager: AFNetworkReachabilityManager?
-    init(_ manager: AFNetworkReachabilityManager) { self.manager = manager }
 }

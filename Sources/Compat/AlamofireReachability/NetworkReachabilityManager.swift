@@ -115,16 +115,9 @@ open class NetworkReachabilityManager: @unchecked Sendable {
             state.listenerQueue = queue
         }
         // The context holds the manager weakly: it may go while listening.
-        var context = SCNetworkReachabilityContext(
-            version: 0, info: Unmanaged.passRetained(WeakManager(self)).toOpaque(),
-            retain: { info in UnsafeRawPointer(Unmanaged<WeakManager>.fromOpaque(info).retain().toOpaque()) },
-            release: { info in Unmanaged<WeakManager>.fromOpaque(info).release() },
-            copyDescription: nil)
-        let callbackAdded = SCNetworkReachabilitySetCallback(reachability, { _, flags, info in
-            guard let info else { return }
-            Unmanaged<WeakManager>.fromOpaque(info).takeUnretainedValue().manager?.notifyListener(flags)
-        }, &context)
-        Unmanaged<WeakManager>.fromOpaque(context.info!).release()   // SetCallback retained its own
+        let callbackAdded = SCNetworkReachabilitySetWeakCallback(reachability, self) { manager, flags in
+            manager.notifyListener(flags)
+        }
         let queueAdded = SCNetworkReachabilitySetDispatchQueue(reachability, reachabilityQueue)
         // Scheduling brings no callback: give the current state, as Alamofire does.
         if let flags = flags {
@@ -181,12 +174,6 @@ open class NetworkReachabilityManager: @unchecked Sendable {
         let (listener, queue) = lock.withLock { legacy }
         return startListening(onQueue: queue) { status in listener?(status) }
     }
-}
-
-/// The context's box: the manager, weakly.
-private final class WeakManager: @unchecked Sendable {
-    weak var manager: NetworkReachabilityManager?
-    init(_ manager: NetworkReachabilityManager) { self.manager = manager }
 }
 
 extension SCNetworkReachabilityFlags {

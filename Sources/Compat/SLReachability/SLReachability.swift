@@ -134,17 +134,7 @@ open class SLReachability: NSObject, @unchecked Sendable {
 
     /// Reachability changes (the SC callback) and radio changes, on the main queue.
     private func startNotifier() {
-        let box = Unmanaged.passRetained(WeakReachability(self))
-        var context = SCNetworkReachabilityContext(
-            version: 0, info: box.toOpaque(),
-            retain: { info in UnsafeRawPointer(Unmanaged<WeakReachability>.fromOpaque(info).retain().toOpaque()) },
-            release: { info in Unmanaged<WeakReachability>.fromOpaque(info).release() },
-            copyDescription: nil)
-        SCNetworkReachabilitySetCallback(reachabilityRef, { _, _, info in
-            guard let info else { return }
-            Unmanaged<WeakReachability>.fromOpaque(info).takeUnretainedValue().reachability?.update(post: true)
-        }, &context)
-        box.release()
+        SCNetworkReachabilitySetWeakCallback(reachabilityRef, self) { reachability, _ in reachability.update(post: true) }
         SCNetworkReachabilitySetDispatchQueue(reachabilityRef, .main)
         radioObserver = NotificationCenter.default.addObserver(forName: .CTRadioAccessTechnologyDidChange, object: nil,
                                                                queue: nil) { [weak self] _ in
@@ -217,10 +207,4 @@ open class SLReachability: NSObject, @unchecked Sendable {
             }
         }
     }
-}
-
-/// The context's box: the object, weakly.
-private final class WeakReachability: @unchecked Sendable {
-    weak var reachability: SLReachability?
-    init(_ reachability: SLReachability) { self.reachability = reachability }
 }

@@ -394,3 +394,33 @@ extension RunLoop {
         return self === RunLoop.main ? CFRunLoopGetMain() : CFRunLoopGetCurrent()
     }
 }
+
+// MARK: - For the libraries' modules
+
+/// Sets `target`'s callback to call `body` with `object` and the flags while
+/// `object` lives: the context holds it weakly, in a box the reachability
+/// object retains and releases as CoreFoundation does (Alamofire's
+/// `WeakManager`, Reachability.swift's weakifier). For the modules of the
+/// libraries built on this one; not Apple's API.
+@discardableResult
+package func SCNetworkReachabilitySetWeakCallback<Object: AnyObject>(
+    _ target: SCNetworkReachability, _ object: Object, _ body: @escaping (Object, SCNetworkReachabilityFlags) -> Void
+) -> Bool {
+    let box = Unmanaged.passRetained(WeakObject(object))
+    defer { box.release() }   // SetCallback retains its own
+    var context = SCNetworkReachabilityContext(
+        version: 0, info: box.toOpaque(),
+        retain: { info in UnsafeRawPointer(Unmanaged<WeakObject>.fromOpaque(info).retain().toOpaque()) },
+        release: { info in Unmanaged<WeakObject>.fromOpaque(info).release() },
+        copyDescription: nil)
+    return SCNetworkReachabilitySetCallback(target, { _, flags, info in
+        guard let info, let object = Unmanaged<WeakObject>.fromOpaque(info).takeUnretainedValue().object as? Object else { return }
+        body(object, flags)
+    }, &context)
+}
+
+/// An object, weakly.
+private final class WeakObject {
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+}

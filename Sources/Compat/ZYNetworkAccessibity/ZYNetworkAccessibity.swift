@@ -77,17 +77,7 @@ open class ZYNetworkAccessibity: NSObject, @unchecked Sendable {
         guard lock.withLock({ reachability == nil }) else { return }
         // The original's target, an address: a route lookup, nothing is sent.
         guard let reachability = SCNetworkReachabilityCreateWithName(nil, "223.5.5.5") else { return }
-        let box = Unmanaged.passRetained(WeakAccessibity(self))
-        var context = SCNetworkReachabilityContext(
-            version: 0, info: box.toOpaque(),
-            retain: { info in UnsafeRawPointer(Unmanaged<WeakAccessibity>.fromOpaque(info).retain().toOpaque()) },
-            release: { info in Unmanaged<WeakAccessibity>.fromOpaque(info).release() },
-            copyDescription: nil)
-        SCNetworkReachabilitySetCallback(reachability, { _, _, info in
-            guard let info else { return }
-            Unmanaged<WeakAccessibity>.fromOpaque(info).takeUnretainedValue().accessibility?.check()
-        }, &context)
-        box.release()
+        SCNetworkReachabilitySetWeakCallback(reachability, self) { accessibility, _ in accessibility.check() }
         SCNetworkReachabilitySetDispatchQueue(reachability, .main)
         let cellularData = CTCellularData()
         cellularData.cellularDataRestrictionDidUpdateNotifier = { [weak self] _ in
@@ -149,9 +139,3 @@ open class ZYNetworkAccessibity: NSObject, @unchecked Sendable {
 
 /// The later, correct spelling of the same class.
 public typealias ZYNetworkAccessibility = ZYNetworkAccessibity
-
-/// The context's box: the checker, weakly.
-private final class WeakAccessibity: @unchecked Sendable {
-    weak var accessibility: ZYNetworkAccessibity?
-    init(_ accessibility: ZYNetworkAccessibity) { self.accessibility = accessibility }
-}
