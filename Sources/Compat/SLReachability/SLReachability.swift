@@ -1,4 +1,4 @@
-// SLReachability (debugly) on Linux: Apple's sample extended with the radio
+// SLReachability on Linux: Apple's sample extended with the radio
 // generation and a WWAN switch, as Swift imports its header, over this
 // package's SystemConfiguration and CoreTelephony. README, "Porting from
 // iOS", has the table.

@@ -1,4 +1,4 @@
-// ZYNetworkAccessibity (ziecho) on Linux: "may this app use the network?",
+// ZYNetworkAccessibity on Linux: "may this app use the network?",
 // from reachability and the cellular-data restriction, as Swift imports its
 // header (and its later spelling ZYNetworkAccessibility), over this
 // package's SystemConfiguration and CoreTelephony. README, "Porting from
