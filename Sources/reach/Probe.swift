@@ -125,12 +125,19 @@ extension ProbeResult {
             ("outcome", .string(outcome.name)),
             ("httpStatus", httpStatus.map { .int(Int64($0)) } ?? .null),
             ("location", .optional(location)),
-            ("dnsRcode", outcome.dnsRcode.map { .int(Int64($0)) } ?? .null),
+            ("dnsRcode", dnsRcode.map { .int(Int64($0)) } ?? .null),
             ("resolved", .optional(resolvedAddress?.description)),
             ("error", .optional(outcome.errno?.description)),
             ("rtt_ns", roundTrip.map { .int(Int64(clamping: $0.nanosecondsValue)) } ?? .null),
             ("ignored", .int(Int64(ignoredDatagrams))),
         ])
+    }
+
+    /// The DNS answer's rcode: 0 for an answer with an address, the
+    /// server's for one without; nil for another method or no answer.
+    var dnsRcode: Int? {
+        guard case .dns = method else { return nil }
+        return outcome == .answered ? 0 : outcome.dnsRcode
     }
 
     /// `10.9.0.2  answered  0.081 ms  icmp-raw`,

@@ -124,8 +124,8 @@ struct KernelOptions: ParsableArguments {
 
 /// What the application allows, and how it treats its interfaces.
 struct PolicyArguments: ParsableArguments {
-    @Option(name: .customLong("allow-wwan"), help: "Whether WWAN (cellular) may be used: true or false. Refused WWAN is 'restricted.wwanRefused'.")
-    var allowWWAN: Bool = true
+    @Option(name: .customLong("allow-wwan"), help: "Whether WWAN (cellular) may be used: true (the default) or false. Refused WWAN is 'restricted.wwanRefused'.")
+    var allowWWAN: Bool?
 
     @Flag(name: .customLong("no-wwan"), help: "WWAN (cellular) may not be used: a target reachable only over WWAN is not reachable (exit 1), its mask wwanRefused, its reason wwanDenied.")
     var noWWAN = false
@@ -149,13 +149,16 @@ struct PolicyArguments: ParsableArguments {
     var radio: [String] = []
 
     func validate() throws {
+        if noWWAN && allowWWAN == true {
+            throw ValidationError("--no-wwan and --allow-wwan true contradict each other: give one")
+        }
         for path in modem where !path.hasPrefix("/") || path.utf8.contains(0) {
             throw ValidationError("--modem takes an absolute device path or glob (/dev/ttyUSB2, /dev/ttyACM*), not '\(path)'")
         }
     }
 
     func policy() -> ReachabilityPolicy {
-        ReachabilityPolicy(allowsWWAN: allowWWAN && !noWWAN, onDemandInterfaces: onDemand, onTrafficInterfaces: onTraffic,
+        ReachabilityPolicy(allowsWWAN: (allowWWAN ?? true) && !noWWAN, onDemandInterfaces: onDemand, onTrafficInterfaces: onTraffic,
                            meteredInterfaces: metered, modemDevices: modem, constrainedInterfaces: constrained)
     }
 

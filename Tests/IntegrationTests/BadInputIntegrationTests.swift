@@ -179,6 +179,13 @@ final class BadInputCLITests: NamespaceTestCase {
         try expectBadInput(["check", "10.1.0.7", "--allow-wwan", "maybe"], says: "The value 'maybe' is invalid for '--allow-wwan")
     }
 
+    func testCLINoWWANAndAllowWWANTrueContradict() throws {
+        try expectBadInput(["check", "10.1.0.7", "--no-wwan", "--allow-wwan", "true"],
+                           says: "--no-wwan and --allow-wwan true contradict each other")
+        try expectBadInput(["watch", "internet", "--allow-wwan", "true", "--no-wwan"],
+                           says: "--no-wwan and --allow-wwan true contradict each other")
+    }
+
     func testCLIUnknownKind() throws {
         try expectBadInput(["check", "10.1.0.7", "--kind", "va=banana"], says: "unknown kind 'banana'")
         try expectBadInput(["check", "10.1.0.7", "--kind", "=wired"], says: "invalid interface kind override '=wired'")

@@ -58,6 +58,17 @@ final class CLITests: NamespaceTestCase {
         return ns
     }
 
+    func testCheckWithASourceShowsThatSourceInJSON() throws {
+        let ns = try makeLAN()
+        ns.run("addr add 10.1.0.2/24 dev va")
+        let plain = try jsonObject(try reach(["check", "10.1.0.7", "--netns", ns.name, "--json"]).stdout)
+        XCTAssertEqual(plain["source"] as? String, "10.1.0.1", "the kernel's preferred source")
+        let result = try reach(["check", "10.1.0.7", "--source", "10.1.0.2", "--netns", ns.name, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try jsonObject(result.stdout)["source"] as? String, "10.1.0.2",
+                       "the source the lookup named (the kernel sends no preferred source then)")
+    }
+
     func testCheckOnLinkAddressAsJSON() throws {
         let ns = try makeLAN()
         let result = try reach(["check", "10.1.0.7", "--netns", ns.name, "--json"])

@@ -377,7 +377,14 @@ final class ProbeTests: NamespaceTestCase {
         let cli = try reach(["probe", "--netns", uplink.client.name, "--method", "dns", "--server", "10.9.0.2",
                              "--json", "probe.test"])
         XCTAssertEqual(cli.status, 0, cli.stderr)
-        XCTAssertEqual(try jsonObject(cli.stdout)["resolved"] as? String, "10.9.0.80")
+        let answered = try jsonObject(cli.stdout)
+        XCTAssertEqual(answered["resolved"] as? String, "10.9.0.80")
+        XCTAssertEqual(answered["dnsRcode"] as? Int, 0, "an answered DNS probe's rcode is 0, not null")
+        let nxdomain = try reach(["probe", "--netns", uplink.client.name, "--method", "dns", "--server", "10.9.0.2",
+                                  "--json", "missing.test"])
+        XCTAssertEqual(try jsonObject(nxdomain.stdout)["dnsRcode"] as? Int, 3, nxdomain.stderr)
+        let icmp = try reach(["probe", "--netns", uplink.client.name, "--json", "10.9.0.2"])
+        XCTAssertTrue(try jsonObject(icmp.stdout)["dnsRcode"] is NSNull, "not a DNS probe: null")
     }
 
     // MARK: Tracker

@@ -299,7 +299,7 @@ public final class ReachabilityEvaluator: Sendable {
         guard creach_route_get(&session.netlink, &query, session.buffer, Int(CREACH_REPLY_BUFSIZ), &route) == 0 else {
             throw .system(operation: "RTM_GETROUTE \(address)", errno: .current)
         }
-        guard route.error == ENETUNREACH else { return RouteLookup(route) }
+        guard route.error == ENETUNREACH else { return RouteLookup(route, source: options.source) }
         let lookup = RuleChain.Lookup(destination: address, source: options.source, outputIndex: query.oif,
                                       mark: options.mark ?? 0, uid: options.uid ?? getuid())
         return RouteLookup(route, refusedByThrow: try refusalIsThrow(lookup, in: &session))

@@ -77,14 +77,17 @@ public struct RouteLookup: Hashable, Sendable {
     public let interfaceIndex: Int32?
     /// The next hop (`RTA_GATEWAY` / `RTA_VIA`), nil on a directly attached network.
     public let gateway: IPAddress?
-    /// The source address the kernel would use (`RTA_PREFSRC`).
+    /// The source address packets would carry: the kernel's `RTA_PREFSRC`,
+    /// or the lookup's own source when it named one (the kernel then sends
+    /// no `RTA_PREFSRC`); nil when the lookup was refused.
     public let preferredSource: IPAddress?
     /// The kernel's errno when it refused the lookup.
     public let errno: Errno?
 
     /// `refusedByThrow`: the lookup was refused with `ENETUNREACH` because of
-    /// a `throw` route (`RuleChain.refusalIsThrow`).
-    init(_ route: creach_route, refusedByThrow: Bool = false) {
+    /// a `throw` route (`RuleChain.refusalIsThrow`). `source`: the source the
+    /// lookup named, if any.
+    init(_ route: creach_route, refusedByThrow: Bool = false, source: IPAddress? = nil) {
         let family: IPAddress.Family = route.family == UInt8(AF_INET6) ? .v6 : .v4
         self.family = family
         if route.error != 0 {
@@ -102,7 +105,7 @@ public struct RouteLookup: Hashable, Sendable {
         gateway = route.has_gateway != 0
             ? withUnsafeBytes(of: &route.gateway) { IPAddress(family: gatewayFamily, bytes: $0) } : nil
         preferredSource = route.has_prefsrc != 0
-            ? withUnsafeBytes(of: &route.prefsrc) { IPAddress(family: family, bytes: $0) } : nil
+            ? withUnsafeBytes(of: &route.prefsrc) { IPAddress(family: family, bytes: $0) } : source
     }
 }
 
