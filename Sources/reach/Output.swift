@@ -34,7 +34,7 @@ func jsonFields(of answer: AddressEvaluation?) -> [(String, JSON)] {
         ("gateway", .optional(route?.gateway?.description)),
         ("source", .optional(route?.preferredSource?.description)),
         ("route", .string(route?.verdict.rawValue ?? "unresolved")),
-        ("table", route.flatMap { $0.errno == nil ? JSON.int(Int64($0.table)) : nil } ?? .null),
+        ("table", route.flatMap { $0.errno == nil || $0.verdict == .throw ? JSON.int(Int64($0.table)) : nil } ?? .null),
         ("error", .optional(route?.errno?.description)),
     ]
 }
@@ -50,7 +50,8 @@ extension AddressEvaluation {
             if link.operState != .up && link.operState != .unknown { parts.append("oper \(link.operState.rawValue)") }
         }
         parts.append("route \(route.verdict.rawValue)")
-        if let errno = route.errno { parts.append("(\(errno))") } else { parts.append("table \(route.table)") }
+        if let errno = route.errno { parts.append("(\(errno))") }
+        if route.errno == nil || route.verdict == .throw { parts.append("table \(route.table)") }
         if accessibility != .accessible && accessibility != .unknown { parts.append(accessibility.description) }
         return parts.joined(separator: "  ")
     }

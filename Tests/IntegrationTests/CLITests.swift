@@ -154,7 +154,10 @@ final class CLITests: NamespaceTestCase {
         ns.run("route add throw 10.9.0.0/16")
         let thrown = try reach(["check", "10.9.0.9", "--netns", ns.name])
         XCTAssertEqual(thrown.status, 1, thrown.stderr)
-        XCTAssertTrue(thrown.stdout.contains("route throw  (Network is unreachable)"), thrown.stdout)
+        XCTAssertTrue(thrown.stdout.contains("route throw  (Network is unreachable)  table 254"), thrown.stdout)
+        let thrownJSON = try jsonObject(try reach(["check", "10.9.0.9", "--netns", ns.name, "--json"]).stdout)
+        XCTAssertEqual(thrownJSON["route"] as? String, "throw")
+        XCTAssertEqual(thrownJSON["table"] as? Int, 254, "the table whose throw route sent the lookup on")
 
         // One reachable and one unreachable target: exit 1, one line each.
         let mixed = try reach(["check", "10.1.0.7", "10.2.0.9", "--netns", ns.name, "--json"])

@@ -209,6 +209,7 @@ final class RouteScenarioTests: NamespaceTestCase {
         for target in ["10.9.4.4", "2001:db8:9::4"] {
             let answer = try evaluate(evaluator, ns, target)
             XCTAssertEqual(answer.route.verdict, .throw, target)
+            XCTAssertEqual(answer.route.table, 254, "\(target): the main table threw")
             XCTAssertEqual(answer.route.errno, .networkUnreachable, target)
             XCTAssertEqual(answer.flags, [], target)
             XCTAssertEqual(answer.status, .notReachable, target)
@@ -226,6 +227,7 @@ final class RouteScenarioTests: NamespaceTestCase {
         let evaluator = try makeEvaluator(ns)
 
         XCTAssertEqual(try evaluate(evaluator, ns, "10.7.1.1").route.verdict, .throw)
+        XCTAssertEqual(try evaluate(evaluator, ns, "10.7.1.1").route.table, 100, "the policy table threw")
         XCTAssertEqual(try evaluate(evaluator, ns, "10.6.1.1").route.verdict, .noRoute,
                        "a throw route in a table no rule reaches is not why")
 

@@ -155,6 +155,17 @@ final class RuleChainTests: XCTestCase {
         XCTAssertEqual(walk([rule(10, .lookup(table: 0))], throwIn: [254]), true, "table 0 is main, as the kernel reads it")
     }
 
+    func testTheWalkNamesTheFirstTableThatThrew() {
+        let chain = [rule(10, .lookup(table: 100)), rule(20, .lookup(table: 200))] + defaults
+        let lookup = RuleChain.Lookup(destination: IPAddress("10.7.1.1")!, source: nil, uid: 0)
+        func table(_ tables: Set<UInt32>) -> UInt32?? {
+            RuleChain.throwTable(rules: chain, throwTables: tables, lookup: lookup) { _ in nil }
+        }
+        XCTAssertEqual(table([200, 254]), .some(200), "the first consulted, in the kernel's order")
+        XCTAssertEqual(table([100, 200]), .some(100))
+        XCTAssertEqual(table([300]), .some(nil), "no consulted table threw: not a throw")
+    }
+
     func testARefusingRuleOnTheWayEndsTheWalkAsNoRoute() {
         let chain = [rule(0, .lookup(table: 100)), rule(5, .refuse)] + defaults
         XCTAssertEqual(walk(chain, throwIn: [100]), false, "unreachable answers ENETUNREACH itself")

@@ -302,7 +302,7 @@ public final class ReachabilityEvaluator: Sendable {
         guard route.error == ENETUNREACH else { return RouteLookup(route, source: options.source) }
         let lookup = RuleChain.Lookup(destination: address, source: options.source, outputIndex: query.oif,
                                       mark: options.mark ?? 0, uid: options.uid ?? getuid())
-        return RouteLookup(route, refusedByThrow: try refusalIsThrow(lookup, in: &session))
+        return RouteLookup(route, throwTable: try throwTable(lookup, in: &session))
     }
 
     /// The tables holding a `throw` route (of the destination's family, any
@@ -339,9 +339,9 @@ public final class ReachabilityEvaluator: Sendable {
     /// Whether a lookup refused with `ENETUNREACH` met a `throw` route: the
     /// family's `throw` routes (a dump the kernel filters) and its rules,
     /// walked by `RuleChain`. Undecidable counts as no (`noRoute`, as before).
-    private func refusalIsThrow(_ lookup: RuleChain.Lookup, in session: inout Session) throws(ReachabilityError) -> Bool {
+    private func throwTable(_ lookup: RuleChain.Lookup, in session: inout Session) throws(ReachabilityError) -> UInt32? {
         let tables = try throwTables(covering: lookup.destination, in: &session)
-        guard !tables.isEmpty else { return false }
+        guard !tables.isEmpty else { return nil }
         let family = lookup.destination.family.rawFamily
         let rules = try retryingInterruptedDump("RTM_GETRULE dump") { (buffer, size, rules: Collected<creach_rule>) in
             var skipped: UInt64 = 0
@@ -354,7 +354,7 @@ public final class ReachabilityEvaluator: Sendable {
         for name in rules.flatMap({ [$0.inputInterface, $0.outputInterface] }).compactMap({ $0 }) where indexes[name] == nil {
             indexes[name] = (try? interfaceIndex(named: name, in: &session)) ?? -1
         }
-        return RuleChain.refusalIsThrow(rules: rules, throwTables: tables, lookup: lookup) { indexes[$0] } ?? false
+        return RuleChain.throwTable(rules: rules, throwTables: tables, lookup: lookup) { indexes[$0] } ?? nil
     }
 
     /// The link with this index, nil when it no longer exists.

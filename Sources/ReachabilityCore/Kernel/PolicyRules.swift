@@ -136,7 +136,15 @@ enum RuleChain {
     /// `suppress_*` rule refused it, which is the one case left undecided.
     static func refusalIsThrow(rules: [PolicyRule], throwTables: Set<UInt32>, lookup: Lookup,
                                indexOf: (String) -> Int32?) -> Bool? {
-        var consultedThrow = false
+        throwTable(rules: rules, throwTables: throwTables, lookup: lookup, indexOf: indexOf).map { $0 != nil }
+    }
+
+    /// The same walk, telling which table threw: the first table in
+    /// `throwTables` it consulted when the refusal is a throw; `.some(nil)`
+    /// when it is not; nil when a rule cannot be judged.
+    static func throwTable(rules: [PolicyRule], throwTables: Set<UInt32>, lookup: Lookup,
+                           indexOf: (String) -> Int32?) -> UInt32?? {
+        var firstThrow: UInt32?
         var index = 0
         var steps = 0
         while index < rules.count {
@@ -147,9 +155,10 @@ enum RuleChain {
             guard matched else { index += 1; continue }
             switch rule.action {
             case let .lookup(table):
-                if throwTables.contains(table == 0 ? UInt32(RT_TABLE_MAIN.rawValue) : table) {
+                let table = table == 0 ? UInt32(RT_TABLE_MAIN.rawValue) : table
+                if throwTables.contains(table) {
                     if rule.suppresses { return nil }
-                    consultedThrow = true
+                    firstThrow = firstThrow ?? table
                 }
                 index += 1
             case let .goto(priority):
@@ -157,12 +166,12 @@ enum RuleChain {
             case .nop:
                 index += 1
             case .refuse:
-                return false
+                return .some(nil)
             case .other:
                 return nil
             }
         }
-        return consultedThrow
+        return .some(firstThrow)
     }
 
     /// The tables of `routes` (throw routes of one family) that hold one covering `destination`.

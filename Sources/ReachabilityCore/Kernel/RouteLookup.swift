@@ -71,7 +71,8 @@ public enum RouteVerdict: String, Hashable, Sendable {
 public struct RouteLookup: Hashable, Sendable {
     public let verdict: RouteVerdict
     public let family: IPAddress.Family
-    /// The routing table that answered (`RTA_TABLE`), 0 when the lookup was refused.
+    /// The routing table that answered (`RTA_TABLE`); for a `throw`, the
+    /// table whose throw route sent the lookup on; 0 when it was refused otherwise.
     public let table: UInt32
     /// The output interface index (`RTA_OIF`), nil when none.
     public let interfaceIndex: Int32?
@@ -84,16 +85,17 @@ public struct RouteLookup: Hashable, Sendable {
     /// The kernel's errno when it refused the lookup.
     public let errno: Errno?
 
-    /// `refusedByThrow`: the lookup was refused with `ENETUNREACH` because of
-    /// a `throw` route (`RuleChain.refusalIsThrow`). `source`: the source the
-    /// lookup named, if any.
-    init(_ route: creach_route, refusedByThrow: Bool = false, source: IPAddress? = nil) {
+    /// `throwTable`: the lookup was refused with `ENETUNREACH` because of a
+    /// `throw` route in this table (`RuleChain.throwTable`). `source`: the
+    /// source the lookup named, if any.
+    init(_ route: creach_route, throwTable: UInt32? = nil, source: IPAddress? = nil) {
         let family: IPAddress.Family = route.family == UInt8(AF_INET6) ? .v6 : .v4
         self.family = family
         if route.error != 0 {
-            verdict = refusedByThrow && route.error == ENETUNREACH ? .throw : RouteVerdict(refusal: route.error)
+            let thrown = route.error == ENETUNREACH ? throwTable : nil
+            verdict = thrown != nil ? .throw : RouteVerdict(refusal: route.error)
             errno = Errno(rawValue: route.error)
-            table = 0; interfaceIndex = nil; gateway = nil; preferredSource = nil
+            table = thrown ?? 0; interfaceIndex = nil; gateway = nil; preferredSource = nil
             return
         }
         var route = route
