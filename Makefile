@@ -1,11 +1,12 @@
 # Quick start: `make run` (set-up, build, run `reach`) and `make test`.
 SWIFT ?= swift
+SWIFTC ?= swiftc
 SHELL := /bin/bash
 # Root installs directly; anyone else through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test test-sanitize soak fuzz fuzz-smoke bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all setup build run test check-layers test-sanitize soak fuzz fuzz-smoke bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -34,11 +35,26 @@ run: build
 	@$(SWIFT) run --skip-build reach $(ARGS) || [ $$? -eq 1 ]
 
 # Integration tests need root (they make network namespaces); without root
-# they skip, unless REACH_REQUIRE_NETNS=1 makes them fail.
-test: setup
-	$(SWIFT) test --disable-swift-testing
+# they skip, unless REACH_REQUIRE_NETNS=1 makes them fail. A target that
+# imports a module it does not declare (an arrow running back up the layers)
+# does not compile.
+IMPORT_CHECK := --explicit-target-dependency-import-check=error
+test: setup check-layers
+	$(SWIFT) test --disable-swift-testing $(IMPORT_CHECK)
 
-# A static `reach`, built as firmware builds it (Examples/Footprint/firmware.flags:
+# The layers (Architecture.md): ReachabilityModel imports nothing, not even
+# Glibc, so its sources alone type-check with the standard library only; no
+# target imports what it does not declare (SwiftPM's check, in `make test`),
+# so the core cannot import the compat modules and nothing in this package
+# can import the exporter (its own package, Exporter/).
+check-layers:
+	@if grep -rn "^[^/]*\bimport " Sources/ReachabilityModel; then \
+		echo "check-layers: ReachabilityModel imports a module (above); it must import none" >&2; exit 1; fi
+	$(SWIFTC) -typecheck -parse-as-library -package-name swift_reachability -module-name ReachabilityModel \
+		$$(find Sources/ReachabilityModel -name '*.swift' | sort)
+	@echo "check-layers: ReachabilityModel type-checks with the standard library alone"
+
+# A static `reach`, built as firmware builds it (Tools/Footprint/firmware.flags:
 # the Swift standard library linked in, glibc and libcap shared; -Osize;
 # unused functions, public ones too, dropped by the linker), stripped:
 # .build-static/reach. NO_PIE=1 links it at a fixed address: no start-up
@@ -46,7 +62,7 @@ test: setup
 # for the program's own image (libraries, stack and heap stay randomised).
 # --foundation: reach links Dispatch and FoundationEssentials
 # (swift-argument-parser), built elsewhere (firmware-flags.sh).
-FIRMWARE_FLAGS := $(shell Examples/Footprint/firmware-flags.sh --foundation)
+FIRMWARE_FLAGS := $(shell Tools/Footprint/firmware-flags.sh --foundation)
 STATIC_FLAGS := $(FIRMWARE_FLAGS) $(if $(NO_PIE),-Xswiftc -Xclang-linker -Xswiftc -no-pie)
 static: setup
 	$(SWIFT) build -c release --product reach --scratch-path .build-static $(STATIC_FLAGS)
@@ -168,11 +184,11 @@ bench-check: setup
 # Start-up and RSS beside GLib's GNetworkMonitor (Benchmarks/Peers), with 0
 # and 100,000 routes, in one run. Root; installs libglib2.0-dev when missing.
 bench-startup: static
-	WITH_PARSER=1 Examples/Footprint/measure.sh > /dev/null
+	WITH_PARSER=1 Tools/Footprint/measure.sh > /dev/null
 	{ echo "# Beside GLib's GNetworkMonitor"; echo; \
 	  echo "Made by \`make bench-startup\` on $$(uname -srm), $$(nproc) CPUs, $$(date -u +%F). Medians of 200 runs;"; \
 	  echo "each ratio compares two measurements of the same run (Benchmarks/Peers/startup.sh)."; echo; \
-	  echo '```'; m=Examples/Footprint/.build/measure; EMBED=$$m/embed-watch HELLO=$$m/hello PARSE_HELLO=$$m/parse-hello \
+	  echo '```'; m=Tools/Footprint/.build/measure; EMBED=$$m/embed-watch HELLO=$$m/hello PARSE_HELLO=$$m/parse-hello \
 	    Benchmarks/Peers/startup.sh .build-static/reach; \
 	  echo '```'; } | tee docs/benchmarks/peers.md
 
@@ -188,7 +204,7 @@ steady-state: static
 # The firmware build's symbol ordering file (firmware-flags.sh passes it to
 # lld): the functions the hello world, hello-collections, the embedding
 # program and `reach watch internet` run to their first answer and through
-# link, address and route changes, from callgrind (Examples/Footprint/order.sh;
+# link, address and route changes, from callgrind (Tools/Footprint/order.sh;
 # root: a namespace),
 # placed together so that they fill a few pages instead of touching the text
 # all over. Write it again after the library's start or event path changed;
@@ -196,25 +212,25 @@ steady-state: static
 firmware-order: static
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
-	cd Examples/Footprint && for program in embed-watch hello hello-collections; do \
+	cd Tools/Footprint && for program in embed-watch hello hello-collections; do \
 		$(SWIFT) build -c release $$(./firmware-flags.sh) --product $$program || exit 1; done
-	cd Examples/Footprint && bin=$$($(SWIFT) build -c release $$(./firmware-flags.sh) --show-bin-path) && \
+	cd Tools/Footprint && bin=$$($(SWIFT) build -c release $$(./firmware-flags.sh) --show-bin-path) && \
 		./order.sh "$$bin" "$(CURDIR)/.build-static/release/reach" && \
 		rm -f "$$bin/embed-watch" "$$bin/hello" "$$bin/hello-collections" "$(CURDIR)/.build-static/release/reach"
 
 # What ReachabilityCore adds to a static, stripped program that watches
-# `internet` (Examples/Footprint), against a hello world built the same way:
+# `internet` (Tools/Footprint), against a hello world built the same way:
 # size, RSS, threads, and where the bytes go. CI gates the size (deterministic).
 # The minimal build (firmware-minimal.flags) is held to issue 14's 300 KB.
-# Examples/Footprint/pages.py tells where the RSS the library adds goes.
+# Tools/Footprint/pages.py tells where the RSS the library adds goes.
 # 390 since issue 28: the process-wide policy and radio source every evaluator
 # follows (their observers, REACH_ALLOW_WWAN and REACH_RADIO read once) added
 # 11.5 KB of code, 12 KiB of file (369 -> 381 KiB).
 FOOTPRINT_MAX_KB ?= 390
 FOOTPRINT_MINIMAL_MAX_BYTES ?= 300000
 footprint: setup
-	Examples/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB) $(FOOTPRINT_MINIMAL_MAX_BYTES)
+	Tools/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB) $(FOOTPRINT_MINIMAL_MAX_BYTES)
 
 clean:
-	rm -rf .build .build-sanitize .build-fuzz Benchmarks/.build Benchmarks/.results Examples/Footprint/.build \
-		Examples/Footprint/.build-minimal Examples/Footprint/.build-parser Examples/Footprint/.build-libstdc++
+	rm -rf .build .build-sanitize .build-fuzz Benchmarks/.build Benchmarks/.results Tools/Footprint/.build \
+		Tools/Footprint/.build-minimal Tools/Footprint/.build-parser Tools/Footprint/.build-libstdc++

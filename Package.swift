@@ -9,6 +9,9 @@ let package = Package(
         // The same library without Swift concurrency and Dispatch: for
         // firmware-sized programs that take changes through callbacks.
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
+        // The model alone (flags and decision tables on values): for code that
+        // decides from facts it has, on any platform.
+        .library(name: "ReachabilityModel", targets: ["ReachabilityModel"]),
         // Apple's reachability APIs under their own module names, so that code
         // written for iOS compiles unchanged (README, "Porting from iOS"):
         // `import SystemConfiguration`, `import CoreTelephony`, `import Network`.
@@ -51,11 +54,18 @@ let package = Package(
             ],
             linkerSettings: [.linkedLibrary("cap")]
         ),
-        // Kernel facts → flags → decisions, the monitor and its callbacks,
-        // probes and the tracker: no Swift concurrency, no Dispatch.
+        // The pure model: flags, the decision tables (status, NetworkStatus,
+        // PathStatus, mask, accessibility, policy), the kernel facts they take
+        // as values (InterfaceKind, RouteVerdict, OperState, LinkState), the
+        // tracker's score. No C module, no Glibc: it builds on any Swift
+        // platform (.ci/run compiles it with the standard library alone).
+        .target(name: "ReachabilityModel"),
+        // The engine: the Kernel layer (the one seam to the C core: typed
+        // facts out), evaluation, the monitor and its callbacks, probes and
+        // the tracker: no Swift concurrency, no Dispatch. Re-exports the model.
         .target(
             name: "ReachabilityCore",
-            dependencies: ["CReachability"]
+            dependencies: ["ReachabilityModel", "CReachability"]
         ),
         // ReachabilityCore re-exported, plus what needs Swift concurrency or
         // Dispatch: AsyncStream changes, async lookups and probes, `.dispatch(queue)`.
@@ -143,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachabilityTests",
-            dependencies: ["Reachability", "ReachabilityCore", "CReachability"],
+            dependencies: ["Reachability", "ReachabilityCore", "ReachabilityModel", "CReachability"],
             // Binary netlink captures, read by path (#filePath) in the parser tests.
             exclude: ["Fixtures"]
         ),

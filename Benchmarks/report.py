@@ -94,7 +94,7 @@ def beside_glib(monitor, out):
     for label, what, fmt in [
         (start0, "start → first answer, 0 routes (`reach check internet`)", ms),
         (f"{start0} / reach through its argument parser", "  the same through the argument parser (any option)", ms),
-        (f"{start0} / the library alone (embed-watch)", "  the library alone (Examples/Footprint)", ms),
+        (f"{start0} / the library alone (embed-watch)", "  the library alone (Tools/Footprint)", ms),
         (f"{start0} / a static Swift hello world", "  a static Swift hello world", ms),
         (f"{start0} / hello world + swift-argument-parser", "  a hello world + swift-argument-parser", ms),
         (rss0, "RSS while watching, 0 routes (`reach watch internet`)", mb),

@@ -8,7 +8,7 @@
 #
 #   Benchmarks/Peers/startup.sh [REACH] [RUNS]     (root; installs libglib2.0-dev when missing)
 #
-# With EMBED=path (make bench-startup sets it: Examples/Footprint's
+# With EMBED=path (make bench-startup sets it: Tools/Footprint's
 # embed-watch, static), the library alone is timed too: start, first
 # answer of a monitor of `internet`, exit. With HELLO and PARSE_HELLO (the
 # same package's hello world, and the hello world that parses its arguments
@@ -55,7 +55,7 @@ rss_kb() {   # NS COMMAND...: RSS once the command printed its first line and it
     for _ in $(seq 500); do [ -s "$log" ] && break; sleep 0.01; done
     # `ip netns exec` execs the command: the pid is the command's. What
     # follows its first answer (threads settling) is done once they sleep.
-    "$here/../../Examples/Footprint/wait-idle.sh" "$pid" || true
+    "$here/../../Tools/Footprint/wait-idle.sh" "$pid" || true
     rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
     kill "$pid"; wait "$pid" 2>/dev/null || true
     echo "$rss"
@@ -80,7 +80,7 @@ for routes in 0 100000; do
     : > "$work/g.rss"; : > "$work/r.rss"; : > "$work/h.rss"
     # Read from disk as an installed program's first start (GLib's libraries
     # are, by whatever used them first).
-    "$here/../../Examples/Footprint/evict.sh" "$reach" ${HELLO:+"$HELLO"}
+    "$here/../../Tools/Footprint/evict.sh" "$reach" ${HELLO:+"$HELLO"}
     for _ in 1 2 3 4 5 6 7; do
         rss_kb "$ns" "$work/glib-monitor" wait >> "$work/g.rss"
         rss_kb "$ns" "$reach" watch internet >> "$work/r.rss"

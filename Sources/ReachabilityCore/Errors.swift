@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// A POSIX error number, as reported by a system call or by the kernel in a

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// An IPv4 or IPv6 address, stored inline (no allocation), in network byte order.
@@ -94,7 +94,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
 }
 
 /// The case's name, as reflection printed it: also in a build without
-/// reflection metadata (Examples/Footprint/firmware-minimal.flags).
+/// reflection metadata (Tools/Footprint/firmware-minimal.flags).
 extension IPAddress.Family: CustomStringConvertible {
     public var description: String {
         switch self {

@@ -1,6 +1,6 @@
 internal import CReachability
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// Where the kernel's files are read: sysfs (`/sys/class/net`, `/sys/class/tty`,

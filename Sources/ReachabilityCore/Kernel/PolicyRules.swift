@@ -1,6 +1,6 @@
 internal import CReachability
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// One routing policy rule (`ip rule`), reduced to what a route lookup made

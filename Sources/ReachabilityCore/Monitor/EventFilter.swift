@@ -1,6 +1,6 @@
 internal import CReachability
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// Tells the link and address notifications that change something the

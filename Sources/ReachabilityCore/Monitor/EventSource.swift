@@ -1,6 +1,6 @@
 internal import CReachability
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// Where a monitor's notifications come from: its NETLINK_ROUTE socket

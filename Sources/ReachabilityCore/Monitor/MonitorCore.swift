@@ -1,6 +1,6 @@
 internal import CReachability
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// The state a monitor shares between its event thread, the threads that

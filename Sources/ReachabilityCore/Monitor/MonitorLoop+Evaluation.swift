@@ -1,6 +1,6 @@
 internal import CReachability
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 // How the event thread turns a target's addresses into its published answer

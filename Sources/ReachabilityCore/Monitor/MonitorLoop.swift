@@ -1,6 +1,6 @@
 internal import CReachability
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// The monitor's event thread: wait for notifications (`EventSource`), for

@@ -57,7 +57,7 @@ public final class ReachabilityMonitor: Sendable {
         }
         /// The validation and what sends its probes. Only this setter names the
         /// prober, so a program that never sets `validation` links none of the
-        /// probes (Examples/Footprint: 32 KiB of a static build).
+        /// probes (Tools/Footprint: 32 KiB of a static build).
         var validationProbe: ValidationProbe?
         /// How often a reachable target is validated again (besides after every
         /// change to reachable).

@@ -379,7 +379,7 @@ public struct GroupRange: Hashable, Sendable {
 }
 
 /// The case's name, as reflection printed it: also in a build without
-/// reflection metadata (Examples/Footprint/firmware-minimal.flags).
+/// reflection metadata (Tools/Footprint/firmware-minimal.flags).
 extension DNSRecordType: CustomStringConvertible {
     public var description: String {
         switch self {
@@ -390,7 +390,7 @@ extension DNSRecordType: CustomStringConvertible {
 }
 
 /// The case's name, as reflection printed it: also in a build without
-/// reflection metadata (Examples/Footprint/firmware-minimal.flags).
+/// reflection metadata (Tools/Footprint/firmware-minimal.flags).
 extension ProbeTransport: CustomStringConvertible {
     public var description: String {
         switch self {

@@ -1,6 +1,6 @@
 internal import CReachability
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// Tracks whether one uplink actually carries traffic, in the manner of

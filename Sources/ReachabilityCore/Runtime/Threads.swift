@@ -1,7 +1,7 @@
 internal import CReachability
 
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 // Every thread the library starts, starts here: the host-name resolvers
@@ -62,7 +62,7 @@ private final class ThreadBody {
 /// `NIOLockedValueBox`: every lock of the core. Synchronization's `Mutex`
 /// would do as well, but linking that module (its conformances, the atomic
 /// orderings' descriptions, what they pull from the standard library) cost
-/// a firmware program 32 KiB (Examples/Footprint: 425 KiB with it, 393 without).
+/// a firmware program 32 KiB (Tools/Footprint: 425 KiB with it, 393 without).
 final class Locked<Value>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// For `wait(until:)`; only locks made `waitable` have one.

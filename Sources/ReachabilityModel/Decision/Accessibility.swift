@@ -66,13 +66,13 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The case's name (its raw value), as reflection printed it: also in a
-/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+/// build without reflection metadata (Tools/Footprint/firmware-minimal.flags).
 extension ProbeVerdict: CustomStringConvertible {
     public var description: String { rawValue }
 }
 
 /// The case's name (its raw value), as reflection printed it: also in a
-/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+/// build without reflection metadata (Tools/Footprint/firmware-minimal.flags).
 extension RestrictionReason: CustomStringConvertible {
     public var description: String { rawValue }
 }

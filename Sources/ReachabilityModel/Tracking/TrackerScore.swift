@@ -66,7 +66,7 @@ public struct TrackerScore: Hashable, Sendable {
 }
 
 /// The case's name (its raw value), as reflection printed it: also in a
-/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+/// build without reflection metadata (Tools/Footprint/firmware-minimal.flags).
 extension UplinkState: CustomStringConvertible {
     public var description: String { rawValue }
 }

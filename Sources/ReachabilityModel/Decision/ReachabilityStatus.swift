@@ -92,13 +92,13 @@ public enum PathStatus: String, Hashable, Sendable {
 }
 
 /// The case's name (its raw value), as reflection printed it: also in a
-/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+/// build without reflection metadata (Tools/Footprint/firmware-minimal.flags).
 extension NetworkStatus: CustomStringConvertible {
     public var description: String { rawValue }
 }
 
 /// The case's name (its raw value), as reflection printed it: also in a
-/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+/// build without reflection metadata (Tools/Footprint/firmware-minimal.flags).
 extension PathStatus: CustomStringConvertible {
     public var description: String { rawValue }
 }

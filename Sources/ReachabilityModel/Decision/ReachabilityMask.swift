@@ -2,10 +2,6 @@
 // composite masks to test against. Pure and allocation-free: derived from the
 // status table, the policy's WWAN switch and the radio generation.
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The generation of a cellular link's radio access technology.
 public enum RadioGeneration: Int, Hashable, Sendable, CaseIterable {
     case g2 = 2, g3, g4, g5
@@ -113,98 +109,13 @@ public struct ReachabilityMask: OptionSet, Hashable, Sendable, CustomStringConve
     }
 }
 
-/// The radio technology of each WWAN link, as the application or its modem
-/// driver sets it (the kernel does not know it). Shared by an evaluator and
-/// the monitors that use it; safe from any thread.
-public final class RadioSource: Sendable {
-    private struct State {
-        var technologies: [String: RadioTechnology]
-        /// Running monitors that use this source: told of every change.
-        var observers = Observers<@Sendable () -> Void>()
-    }
-    private let state: Locked<State>
-
-    public init(_ technologies: [String: RadioTechnology] = [:]) {
-        state = Locked(State(technologies: technologies))
-    }
-
-    /// The radio source of every evaluator, monitor and compat module
-    /// (CoreTelephony's `CTTelephonyNetworkInfo`) created without one: where
-    /// the application or its modem driver says what the modem is on,
-    ///
-    ///     RadioSource.processDefault.set(.lte, for: "wwan0")
-    ///
-    /// Its first contents come from the environment: `REACH_RADIO=wwan0=lte,wwan1=nr`
-    /// (technologies as `RadioTechnology(parsing:)` reads them); an entry it
-    /// cannot read is ignored, with one line on standard error.
-    public static let processDefault = RadioSource(environment: getenv("REACH_RADIO").map { String(cString: $0) })
-
-    /// The technologies of `REACH_RADIO`'s text: `NAME=TECHNOLOGY`, comma-separated.
-    convenience init(environment text: String?) {
-        self.init(text.map(Self.technologies(environment:)) ?? [:])
-    }
-
-    /// One pass over the bytes (an environment variable is ASCII): small in a
-    /// firmware build, where generic splitting would be specialised for it.
-    @inline(never)
-    private static func technologies(environment text: String) -> [String: RadioTechnology] {
-        var technologies: [String: RadioTechnology] = [:]
-        let bytes = Array(text.utf8), blanks = [UInt8(ascii: " "), UInt8(ascii: "\t")]
-        var start = 0
-        while start < bytes.count {
-            var end = start
-            while end < bytes.count && bytes[end] != UInt8(ascii: ",") { end += 1 }
-            let entry = String(decoding: bytes[start..<end], as: UTF8.self)
-            let fields = entry.asciiFolded(dropping: blanks, lowering: false).utf8
-            if let equals = fields.firstIndex(of: UInt8(ascii: "=")), equals != fields.startIndex,
-               let technology = RadioTechnology(parsing: String(decoding: fields[fields.index(after: equals)...], as: UTF8.self)) {
-                technologies[String(decoding: fields[..<equals], as: UTF8.self)] = technology
-            } else if end > start {
-                warnAboutEnvironment("REACH_RADIO", entry, expected: "INTERFACE=TECHNOLOGY, e.g. wwan0=lte")
-            }
-            start = end + 1
-        }
-        return technologies
-    }
-
-    /// Every interface's technology, as last set.
-    public var technologies: [String: RadioTechnology] { state.withLock { $0.technologies } }
-
-    /// Sets (or, with nil, forgets) the technology of `interface`. A running
-    /// monitor that uses this source evaluates again at once, and reports the
-    /// targets whose mask changed (4G → 3G), as SLReachability posts its
-    /// mask-changed notification.
-    public func set(_ technology: RadioTechnology?, for interface: String) {
-        let observers = state.withLock { state -> [@Sendable () -> Void] in
-            guard state.technologies[interface] != technology else { return [] }
-            state.technologies[interface] = technology
-            return state.observers.entries.map(\.entry)
-        }
-        for observer in observers { observer() }
-    }
-
-    public func technology(for interface: String) -> RadioTechnology? {
-        state.withLock { $0.technologies[interface] }
-    }
-
-    /// Calls `observer` (outside the lock) after every change; for monitors
-    /// and the compat modules.
-    package func addObserver(_ observer: @escaping @Sendable () -> Void) -> UInt64 {
-        state.withLock { $0.observers.add(observer) }
-    }
-
-    package func removeObserver(_ id: UInt64) {
-        let removed = state.withLock { $0.observers.remove(id) }
-        _ = removed   // released outside the lock
-    }
-}
 
 extension String {
     /// The text without the bytes `dropping`, ASCII letters lowered (unless
     /// `lowering` is false): for names modems and environment variables
     /// print, which are ASCII. Works on bytes, so that reading them links none
     /// of Unicode's case and grapheme tables.
-    func asciiFolded(dropping: [UInt8], lowering: Bool = true) -> String {
+    package func asciiFolded(dropping: [UInt8], lowering: Bool = true) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         for byte in utf8 where !dropping.contains(byte) {
@@ -215,7 +126,7 @@ extension String {
 }
 
 /// The case's name, as reflection printed it: also in a build without
-/// reflection metadata (Examples/Footprint/firmware-minimal.flags).
+/// reflection metadata (Tools/Footprint/firmware-minimal.flags).
 extension RadioGeneration: CustomStringConvertible {
     public var description: String {
         switch self {
@@ -228,7 +139,7 @@ extension RadioGeneration: CustomStringConvertible {
 }
 
 /// The case's name (its raw value), as reflection printed it: also in a
-/// build without reflection metadata (Examples/Footprint/firmware-minimal.flags).
+/// build without reflection metadata (Tools/Footprint/firmware-minimal.flags).
 extension RadioTechnology: CustomStringConvertible {
     public var description: String { rawValue }
 }

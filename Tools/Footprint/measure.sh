@@ -4,7 +4,7 @@
 # built the same way. Prints binary sizes, RSS and threads while waiting,
 # and where the added bytes go (symbols of the unstripped build, by module).
 #
-#   Examples/Footprint/measure.sh [--check MAX_KB MINIMAL_MAX_BYTES]   (root not needed)
+#   Tools/Footprint/measure.sh [--check MAX_KB MINIMAL_MAX_BYTES]   (root not needed)
 #
 # --check fails (exit 1) when the stripped size difference exceeds MAX_KB,
 # or that of the minimal build (firmware-flags.sh --minimal) MINIMAL_MAX_BYTES,

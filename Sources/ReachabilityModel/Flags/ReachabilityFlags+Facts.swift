@@ -1,9 +1,11 @@
 // Where each flag is decided: kernel facts → ReachabilityFlags, exactly as the
-// table in DESIGN.md ("Kernel state → flags") says. Pure; no I/O.
+// table in DESIGN.md ("Kernel state → flags") says. Pure; no I/O: the core's
+// `init(route:link:kind:)` passes a route lookup's verdict and gateway here.
 
 extension ReachabilityFlags {
-    /// The flags for a destination whose FIB lookup gave `route`, leaving by
-    /// `link` (nil when the lookup named no output interface) of `kind`.
+    /// The flags for a destination whose FIB lookup gave `verdict` (with a
+    /// gateway or not), leaving by `link` (nil when the lookup named no output
+    /// interface) of `kind`.
     ///
     /// - Not reachable (no flags): the lookup was refused (no route, unreachable,
     ///   blackhole, prohibit, throw), or the output link is administratively down.
@@ -17,16 +19,16 @@ extension ReachabilityFlags {
     /// - `interventionRequired`: operstate dormant (waiting for authentication).
     /// - `transientConnection`: the link is point-to-point.
     /// - `isWWAN`: the link is classified WWAN.
-    public init(route: RouteLookup, link: LinkState?, kind: InterfaceKind?) {
+    public init(verdict: RouteVerdict, hasGateway: Bool, link: LinkState?, kind: InterfaceKind?) {
         self = []
-        guard route.verdict.isUsable else { return }
+        guard verdict.isUsable else { return }
         if let link, !link.isAdminUp { return }
         insert(.reachable)
-        if route.verdict == .local || route.verdict == .anycast {
+        if verdict == .local || verdict == .anycast {
             formUnion([.isLocalAddress, .isDirect])
             return
         }
-        if route.gateway == nil { insert(.isDirect) }
+        if !hasGateway { insert(.isDirect) }
         if let link {
             if !link.isOperational { insert(.connectionRequired) }
             if link.operState == .dormant { insert(.interventionRequired) }

@@ -9,7 +9,7 @@
 # program's lie in one run (the hello world's in the shortest): each is
 # measured as if the file had been written for it.
 #
-#   Examples/Footprint/order.sh BIN REACH
+#   Tools/Footprint/order.sh BIN REACH
 #
 # BIN is the firmware build's bin directory (hello, hello-collections and
 # embed-watch, unstripped);

@@ -2,7 +2,7 @@
 # Prints the firmware build's flags (firmware.flags, without its comments),
 # for `swift build`:
 #
-#   swift build -c release --product my-gateway $(Examples/Footprint/firmware-flags.sh)
+#   swift build -c release --product my-gateway $(Tools/Footprint/firmware-flags.sh)
 #
 # --foundation leaves out the flags that a program cannot have when it links
 # Foundation or Dispatch (swift-argument-parser brings FoundationEssentials):

@@ -2,8 +2,8 @@
 # Where the resident memory a program adds to a reference goes (issue 14's
 # RSS goal), and the firmware build's symbol ordering file. Needs valgrind.
 #
-#   python3 Examples/Footprint/pages.py PROGRAM REFERENCE
-#   python3 Examples/Footprint/pages.py --order FILE [--events SHELL] 'COMMAND [ARG...]'...
+#   python3 Tools/Footprint/pages.py PROGRAM REFERENCE
+#   python3 Tools/Footprint/pages.py --order FILE [--events SHELL] 'COMMAND [ARG...]'...
 #
 # PROGRAM and REFERENCE are unstripped builds (measure.sh's embedding program
 # and hello world), run with the argument `wait`. Each command must print a

@@ -1,0 +1,86 @@
+// The state of a link as the decisions read it: pure values, built by the
+// core's Kernel layer from `RTM_GETLINK` (or by a test from its own facts).
+
+/// RFC 2863 operational state of a link (`IFLA_OPERSTATE`, `IF_OPER_*`).
+public enum OperState: String, Hashable, Sendable {
+    case unknown, notPresent, down, lowerLayerDown, testing, dormant, up
+
+    /// The state for the kernel's `IF_OPER_*` value (`IFLA_OPERSTATE`).
+    public init(ifOperState raw: UInt8) {
+        switch raw {
+        case 1: self = .notPresent
+        case 2: self = .down
+        case 3: self = .lowerLayerDown
+        case 4: self = .testing
+        case 5: self = .dormant
+        case 6: self = .up
+        default: self = .unknown
+        }
+    }
+}
+
+/// The state of one network interface (`RTM_GETLINK`), as `ip -d link` shows it.
+public struct LinkState: Hashable, Sendable {
+    public let index: Int32
+    public let name: String
+    /// `ifi_flags`: `IFF_UP`, `IFF_LOWER_UP`, `IFF_POINTOPOINT`, ...
+    public let rawFlags: UInt32
+    public let operState: OperState
+    /// The hardware type, `ARPHRD_*` (1 Ethernet, 519 raw IP, 65534 none, ...).
+    public let hardwareType: UInt16
+    /// The driver's link kind (`IFLA_INFO_KIND`: veth, bridge, tun, wireguard, ...), nil for plain devices.
+    public let linkKind: String?
+    public let mtu: UInt32
+    /// `IFLA_CARRIER`, nil when the kernel did not say.
+    public let carrier: Bool?
+
+    public init(index: Int32, name: String, rawFlags: UInt32, operState: OperState, hardwareType: UInt16,
+                linkKind: String? = nil, mtu: UInt32 = 1500, carrier: Bool? = nil) {
+        self.index = index; self.name = name; self.rawFlags = rawFlags; self.operState = operState
+        self.hardwareType = hardwareType; self.linkKind = linkKind; self.mtu = mtu; self.carrier = carrier
+    }
+
+    /// Administratively up (`IFF_UP`).
+    public var isAdminUp: Bool { rawFlags & LinkFlags.up.rawValue != 0 }
+    /// The lower layer signals carrier (`IFF_LOWER_UP`).
+    public var hasLowerUp: Bool { rawFlags & LinkFlags.lowerUp.rawValue != 0 }
+    public var isPointToPoint: Bool { rawFlags & LinkFlags.pointToPoint.rawValue != 0 }
+    public var isLoopback: Bool { rawFlags & LinkFlags.loopback.rawValue != 0 }
+
+    /// Up and with carrier, but an operstate that has not followed yet (the
+    /// kernel's link watch sets it a moment later, in a message of its own):
+    /// about to be operational. Dormant (waiting for 802.1X, say) is a state
+    /// of its own, not a step.
+    package var isComingUp: Bool {
+        isAdminUp && hasLowerUp && !(operState == .up || operState == .unknown || operState == .dormant)
+    }
+
+    /// Can carry packets now: up, with carrier, and an operstate that is `up`
+    /// or `unknown` (loopback and many virtual drivers never report `up`).
+    public var isOperational: Bool {
+        guard isAdminUp, hasLowerUp else { return false }
+        return operState == .up || operState == .unknown
+    }
+}
+
+/// The bits of `ifi_flags` (`IFF_*`, linux/if.h) the decisions read. The
+/// kernel's ABI fixes their values; a core test checks them against the C
+/// headers.
+public struct LinkFlags: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// `IFF_UP`: administratively up.
+    public static let up = LinkFlags(rawValue: 0x1)
+    /// `IFF_LOOPBACK`.
+    public static let loopback = LinkFlags(rawValue: 0x8)
+    /// `IFF_POINTOPOINT`: ppp, tun, raw-IP WWAN.
+    public static let pointToPoint = LinkFlags(rawValue: 0x10)
+    /// `IFF_LOWER_UP`: the lower layer signals carrier.
+    public static let lowerUp = LinkFlags(rawValue: 0x10000)
+}
+
+/// The case's name (its raw value), as reflection printed it: also in a
+/// build without reflection metadata (Tools/Footprint/firmware-minimal.flags).
+extension OperState: CustomStringConvertible {
+    public var description: String { rawValue }
+}
