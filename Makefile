@@ -88,7 +88,8 @@ setup-kernel:
 test-kernel: static
 	REACH_LANE_ONLY="$(LANE_ONLY)" Tests/KernelLane/run.sh .build-static/reach
 
-# The fleet (README, "Fleet"): reach-exporter against a real Prometheus.
+# The fleet (Running a fleet; the exporter is its own package, Exporter/):
+# reach-exporter against a real Prometheus.
 # setup-fleet installs Debian's prometheus (with promtool), curl and
 # systemd-analyze; test-fleet checks the rules (promtool check/test rules),
 # the example Prometheus config and the systemd unit, then runs the exporter
@@ -103,17 +104,21 @@ setup-fleet: setup
 			--no-install-recommends $(FLEET_PACKAGES) >/dev/null; \
 	fi
 
+EXPORTER_BIN = $$(cd Exporter && $(SWIFT) build --show-bin-path)
 test-fleet: setup-fleet
+	cd Exporter && $(SWIFT) build --build-tests
+	cd Exporter && Tests/Fleet/check-static.sh $$($(SWIFT) build --show-bin-path)/reach-exporter
+	cd Exporter && $(SWIFT) test --skip-build --disable-swift-testing
 	$(SWIFT) build --build-tests
-	Tests/Fleet/check-static.sh $$($(SWIFT) build --show-bin-path)/reach-exporter
-	REACH_REQUIRE_PROMETHEUS=1 $(SWIFT) test --skip-build --disable-swift-testing --filter ExporterTests
+	REACH_EXPORTER_BINARY=$(EXPORTER_BIN)/reach-exporter REACH_REQUIRE_EXPORTER=1 REACH_REQUIRE_PROMETHEUS=1 \
+		$(SWIFT) test --skip-build --disable-swift-testing --filter ExporterTests
 
 # The README's walk-through, for real: two gateways in namespaces, their
 # exporters, Prometheus with the alert rules; a cable is pulled and the
 # ReachTargetDown alert fires (about 80 s; root).
 fleet-demo: setup-fleet
-	$(SWIFT) build --product reach-exporter
-	dist/demo/fleet-demo.sh $$($(SWIFT) build --show-bin-path)/reach-exporter
+	cd Exporter && $(SWIFT) build --product reach-exporter
+	Exporter/dist/demo/fleet-demo.sh $(EXPORTER_BIN)/reach-exporter
 
 # The exporter under load: 1,000 targets, 100 scrapes/s for 30 s from wrk on
 # loopback; latency percentiles and RSS before and after
@@ -121,8 +126,8 @@ fleet-demo: setup-fleet
 bench-exporter: setup-fleet
 	@command -v wrk >/dev/null || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk >/dev/null; }
-	$(SWIFT) build -c release --product reach-exporter
-	Benchmarks/Exporter/load.sh $$($(SWIFT) build -c release --show-bin-path)/reach-exporter | tee docs/benchmarks/exporter.md
+	cd Exporter && $(SWIFT) build -c release --product reach-exporter
+	Benchmarks/Exporter/load.sh $$(cd Exporter && $(SWIFT) build -c release --show-bin-path)/reach-exporter | tee docs/benchmarks/exporter.md
 
 # The whole suite again with AddressSanitizer (Swift and C) and
 # UndefinedBehaviorSanitizer (the C core: Swift checks its own arithmetic), in
@@ -232,5 +237,5 @@ footprint: setup
 	Tools/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB) $(FOOTPRINT_MINIMAL_MAX_BYTES)
 
 clean:
-	rm -rf .build .build-sanitize .build-fuzz Benchmarks/.build Benchmarks/.results Tools/Footprint/.build \
+	rm -rf .build .build-sanitize .build-fuzz Exporter/.build Benchmarks/.build Benchmarks/.results Tools/Footprint/.build \
 		Tools/Footprint/.build-minimal Tools/Footprint/.build-parser Tools/Footprint/.build-libstdc++

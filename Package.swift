@@ -23,18 +23,12 @@ let package = Package(
             "SLReachability", "ZYNetworkAccessibity",
         ]),
         .executable(name: "reach", targets: ["reach"]),
-        // The Prometheus exporter: its own product, so that neither the library
-        // nor `reach` links swift-nio, swift-prometheus or Yams.
-        .executable(name: "reach-exporter", targets: ["reach-exporter"]),
+        // The Prometheus exporter is a package of its own (Exporter/), so that
+        // a user of the library resolves none of its dependencies.
     ],
     dependencies: [
+        // `reach` only.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // reach-exporter only.
-        .package(url: "https://github.com/apple/swift-nio", from: "2.70.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // libcap, found through pkg-config; `make` installs libcap-dev when it is missing.
@@ -134,23 +128,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The Prometheus exporter (README, "Fleet"): swift-nio's HTTP/1 server,
-        // swift-prometheus' exposition, swift-service-lifecycle's signals and
-        // shutdown, a YAML configuration through Yams.
-        .executableTarget(
-            name: "reach-exporter",
-            dependencies: [
-                "Reachability",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
-            ]
-        ),
         .testTarget(
             name: "ReachabilityTests",
             dependencies: ["Reachability", "ReachabilityCore", "ReachabilityModel", "CReachability"],
@@ -161,12 +138,6 @@ let package = Package(
         .target(
             name: "CTestSupport",
             path: "Tests/CTestSupport"
-        ),
-        // The exporter's own types, in process (ExporterMetrics' one-hot series
-        // under concurrent scrapes): the executable target imported for testing.
-        .testTarget(
-            name: "ReachExporterTests",
-            dependencies: ["reach-exporter", "ReachabilityCore", "CReachability"]
         ),
         .testTarget(
             name: "IntegrationTests",

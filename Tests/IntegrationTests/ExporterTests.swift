@@ -3,6 +3,12 @@
 // real Prometheus (Debian's `prometheus`) scraping two exporters that watch
 // two namespaces, queried through its HTTP API while one uplink flaps.
 // Traffic stays on loopback and inside the test's namespaces.
+//
+// The exporter is a package of its own (Exporter/): these tests run its built
+// binary as a process, so this package never imports it. They live here
+// because the namespace fixtures do; `make test-fleet` builds the exporter
+// and runs them with REACH_EXPORTER_BINARY set (and REACH_REQUIRE_EXPORTER=1,
+// so that a missing binary fails rather than skips).
 
 import Foundation
 import XCTest
@@ -16,8 +22,27 @@ final class ExporterTests: NamespaceTestCase {
 
     // MARK: - Helpers
 
-    func exporterBinary() throws -> URL {
-        try reachBinary().deletingLastPathComponent().appendingPathComponent("reach-exporter")
+    static let requireExporter = "REACH_REQUIRE_EXPORTER"
+
+    /// REACH_EXPORTER_BINARY, else Exporter/'s debug build; a test skips when
+    /// there is neither (`make test` does not build the exporter's package),
+    /// unless REACH_REQUIRE_EXPORTER=1.
+    func exporterBinary(file: StaticString = #filePath) throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let candidates = [
+            environment["REACH_EXPORTER_BINARY"],
+            URL(fileURLWithPath: "\(file)").deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Exporter/.build/debug/reach-exporter").path,
+        ].compactMap { $0 }
+        if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
+            return URL(fileURLWithPath: found)
+        }
+        let reason = "reach-exporter is not built (looked at \(candidates)): `make test-fleet` builds Exporter/ and runs these tests"
+        if environment[Self.requireExporter] == "1" {
+            XCTFail(reason)
+            throw TestStopped(reason: reason)
+        }
+        throw XCTSkip(reason)
     }
 
     func exporter(_ arguments: [String], environment: [String: String]? = nil) throws -> CommandResult {

@@ -50,6 +50,14 @@ public struct RouteLookup: Hashable, Sendable {
     /// The kernel's errno when it refused the lookup.
     public let errno: Errno?
 
+    /// A lookup's answer from its parts, as the kernel would give it: for
+    /// code that decides from facts it has (tests, simulations).
+    public init(verdict: RouteVerdict, family: IPAddress.Family, table: UInt32 = 254, interfaceIndex: Int32? = nil,
+                gateway: IPAddress? = nil, preferredSource: IPAddress? = nil, errno: Errno? = nil) {
+        self.verdict = verdict; self.family = family; self.table = table; self.interfaceIndex = interfaceIndex
+        self.gateway = gateway; self.preferredSource = preferredSource; self.errno = errno
+    }
+
     /// `throwTable`: the lookup was refused with `ENETUNREACH` because of a
     /// `throw` route in this table (`RuleChain.throwTable`). `source`: the
     /// source the lookup named, if any.

@@ -206,7 +206,7 @@ public final class ReachabilityMonitor: Sendable {
     /// Runs `body` on the monitor's event thread at its next turn, waking it;
     /// false when the monitor is not running. For liveness checks (the
     /// exporter's systemd watchdog): `body` runs only while the thread is not stuck.
-    package func pingEventThread(_ body: @escaping @Sendable () -> Void) -> Bool { core.ping(body) }
+    public func pingEventThread(_ body: @escaping @Sendable () -> Void) -> Bool { core.ping(body) }
 
     /// Calls `body` on the event thread after every burst of kernel
     /// notifications the monitor evaluated (links, addresses, routes, rules;

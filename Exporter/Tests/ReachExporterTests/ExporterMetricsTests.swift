@@ -1,7 +1,6 @@
 // ExporterMetrics in process: what a scrape renders while the monitor's and
 // the trackers' callbacks record new states on other threads.
 
-import CReachability
 import Dispatch
 @testable import reach_exporter
 @testable import ReachabilityCore
@@ -13,14 +12,13 @@ final class ExporterMetricsTests: XCTestCase {
 
     /// A wired answer (reachable, accessible) or none (not reachable).
     func change(reachable: Bool) -> ReachabilityChange {
-        var raw = creach_link()
-        raw.index = 3; raw.type = 1; raw.flags = creach_iff_up | creach_iff_lower_up; raw.operstate = 6; raw.carrier = 1
-        let link = LinkState(raw)
-        var route = creach_route()
-        route.family = UInt8(AF_INET); route.type = UInt8(reachable ? RTN_UNICAST : RTN_UNREACHABLE); route.table = 254
-        route.oif = reachable ? link.index : 0
+        let link = LinkState(index: 3, name: "eth0", rawFlags: LinkFlags([.up, .lowerUp]).rawValue, operState: .up,
+                             hardwareType: 1, carrier: true)
+        let route = reachable
+            ? RouteLookup(verdict: .unicast, family: .v4, interfaceIndex: link.index)
+            : RouteLookup(verdict: .unreachable, family: .v4, errno: .hostUnreachable)
         let address = AddressEvaluation(address: IPAddress("10.1.0.7")!, kernelFlags: reachable ? .reachable : [],
-                                        route: RouteLookup(route), link: reachable ? link : nil,
+                                        route: route, link: reachable ? link : nil,
                                         kind: reachable ? .wired : nil, policy: ReachabilityPolicy(), radio: nil)
         return ReachabilityChange(target: target, evaluation: TargetEvaluation(target: target, addresses: [address]),
                                   previous: nil, isInitial: false, timeNanoseconds: 0)

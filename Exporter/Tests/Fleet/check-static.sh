@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Static checks of the fleet files: Prometheus rules, their unit tests, the
-# example Prometheus config and the systemd unit. Run from the repository root:
+# example Prometheus config and the systemd unit. Run from the exporter's package (Exporter/):
 #
 #   Tests/Fleet/check-static.sh [PATH-TO-reach-exporter]
 #
@@ -17,7 +17,7 @@ unit=dist/systemd/reach-exporter.service
 
 for file in "$rules" "$tests" "$config" "$unit"; do
     if [[ ! -f $file ]]; then
-        echo "check-static: $file not found; run from the repository root" >&2
+        echo "check-static: $file not found; run from Exporter/" >&2
         exit 1
     fi
 done

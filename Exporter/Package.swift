@@ -1,0 +1,55 @@
+// swift-tools-version:6.1
+// reach-exporter: a Prometheus exporter for fleets of gateways, in a package
+// of its own, so that a user of the library resolves none of swift-nio,
+// swift-prometheus, swift-service-lifecycle, swift-log or Yams. It depends on
+// the library's package by path and uses only its public products.
+import Foundation
+import PackageDescription
+
+// A path dependency is known by its directory's name (a clone may be called
+// anything), so the library's package is named from where this manifest sits.
+let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent.lowercased()
+
+let package = Package(
+    name: "reach-exporter",
+    products: [
+        .executable(name: "reach-exporter", targets: ["reach-exporter"]),
+    ],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.70.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // swift-nio's HTTP/1 server, swift-prometheus' exposition,
+        // swift-service-lifecycle's signals and shutdown, a YAML configuration
+        // through Yams (Running a fleet, in the Reachability documentation).
+        .executableTarget(
+            name: "reach-exporter",
+            dependencies: [
+                .product(name: "Reachability", package: root),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // The exporter's own types, in process (ExporterMetrics' one-hot series
+        // under concurrent scrapes). The exporter run as an operator runs it
+        // (namespaces, a real Prometheus) is tested from the library's
+        // integration tests, which own the namespace fixtures
+        // (Tests/IntegrationTests/ExporterTests.swift; `make test-fleet`).
+        .testTarget(
+            name: "ReachExporterTests",
+            dependencies: ["reach-exporter", .product(name: "ReachabilityCore", package: root)]
+        ),
+    ]
+)
