@@ -1,5 +1,5 @@
 // Where each flag is decided: kernel facts → ReachabilityFlags, exactly as the
-// table in DESIGN.md ("Kernel state → flags") says. Pure; no I/O.
+// table in Architecture.md ("Kernel state → flags") says. Pure; no I/O.
 
 extension ReachabilityFlags {
     /// The flags for a destination whose FIB lookup gave `route`, leaving by
