@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test check-layers test-sanitize soak fuzz fuzz-smoke bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all setup build run test check-layers test-sanitize soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -162,6 +162,17 @@ fuzz: setup
 # What CI runs: a short run of each harness from its committed corpus.
 fuzz-smoke: setup
 	Fuzz/run.sh --smoke
+
+# The DocC catalogs (Sources/**/<Module>.docc), one per public module, built
+# with swift-docc-plugin, which Package.swift declares only when REACH_DOCS is
+# set. A module is documented once it has a catalog; docc's warnings (a
+# broken symbol link, a missing article) are errors (--warnings-as-errors).
+# The compiler's own warnings, printed while the modules build, are not docc's.
+# Output: .build/plugins/Swift-DocC/outputs.
+DOCS_MODULES = $(sort $(basename $(notdir $(shell find Sources -type d -name '*.docc'))))
+docs: setup
+	REACH_DOCS=1 $(SWIFT) package generate-documentation $(addprefix --target ,$(DOCS_MODULES)) --warnings-as-errors
+	@echo "make: documentation of $(words $(DOCS_MODULES)) modules, no warnings"
 
 # Benchmarks (their own package): classification and evaluation with
 # package-benchmark, start-up and RSS beside GLib (bench-startup), the monitor

@@ -161,3 +161,10 @@ let package = Package(
         ),
     ]
 )
+
+// Documentation (`make docs`): swift-docc-plugin only when REACH_DOCS is set,
+// so that the library's users never resolve it (SwiftPM resolves every
+// declared dependency for every client).
+if Context.environment["REACH_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

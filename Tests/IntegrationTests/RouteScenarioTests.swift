@@ -1,5 +1,5 @@
 // One scenario per test, each in a namespace of its own, built with `ip`.
-// Every answer of the library is checked twice: against the flags DESIGN.md
+// Every answer of the library is checked twice: against the flags Architecture.md
 // ("Kernel state → flags") prescribes, and against `ip route get` asked in
 // the same namespace (same verdict or refusal, device, gateway, source, table).
 // Nothing is sent: only FIB lookups, which put no packet on any wire.
@@ -321,7 +321,8 @@ final class RouteScenarioTests: NamespaceTestCase {
         let evaluator = try makeEvaluator(ns)
 
         // Verdict, device and source are checked against ip; the flags of a
-        // broadcast route are left open (see the report: DESIGN.md is ambiguous).
+        // broadcast route are left open (Architecture.md, "Kernel state → flags",
+        // says only that a broadcast route is reachable).
         let answer = try evaluate(evaluator, ns, "10.1.0.255")
         XCTAssertEqual(answer.route.verdict, .broadcast)
         XCTAssertEqual(answer.link?.name, "va")

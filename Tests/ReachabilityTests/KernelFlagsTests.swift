@@ -3,7 +3,7 @@ import CReachability
 import Reachability
 @testable import ReachabilityCore
 
-/// DESIGN.md's "Kernel state → flags" table, row by row, on kernel facts built
+/// Architecture.md's "Kernel state → flags" table, row by row, on kernel facts built
 /// as the C core reports them. (The same situations on the real kernel are in
 /// IntegrationTests; here each row is isolated.)
 final class KernelFlagsTests: XCTestCase {

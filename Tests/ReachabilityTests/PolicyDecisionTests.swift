@@ -4,7 +4,7 @@ import Reachability
 
 /// Mask, accessibility, unsatisfied reason and policy flags over every
 /// combination of their inputs, against references written here from the
-/// rules as DESIGN.md and the issue state them (not from the implementation).
+/// rules as Architecture.md ("Decision tables") states them (not from the implementation).
 final class PolicyDecisionTests: XCTestCase {
     private let flagSets = DecisionTableTests.allCombinations
     private let verdicts: [RouteVerdict?] = [nil, .unicast, .local, .broadcast, .multicast, .anycast, .unreachable,

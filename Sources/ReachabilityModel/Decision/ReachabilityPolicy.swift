@@ -40,7 +40,7 @@ public struct ReachabilityPolicy: Hashable, Sendable {
 
     /// The flags with the policy's part added: `connectionOnDemand` /
     /// `connectionOnTraffic` when a connection is required over an interface
-    /// configured so (DESIGN.md, "Kernel state → flags").
+    /// configured so (Architecture.md, "Kernel state → flags").
     public func flags(_ flags: ReachabilityFlags, interface: String?) -> ReachabilityFlags {
         guard flags.contains(.connectionRequired) else { return flags }
         var result = flags

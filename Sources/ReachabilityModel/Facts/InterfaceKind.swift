@@ -112,7 +112,7 @@ extension InterfaceKind {
 
     /// The kind of an interface: the first override that matches its name wins;
     /// else, in this order, loopback, PPP (by its own rule), WWAN, Wi-Fi,
-    /// tunnel, wired, other (DESIGN.md, "Interface kind").
+    /// tunnel, wired, other (Architecture.md, "Interface kind").
     public init(facts: InterfaceFacts, overrides: [InterfaceKindOverride] = []) {
         if let rule = overrides.first(where: { $0.matches(facts.name) }) {
             self = rule.kind

@@ -1,5 +1,5 @@
 // Where each flag is decided: kernel facts → ReachabilityFlags, exactly as the
-// table in DESIGN.md ("Kernel state → flags") says. Pure; no I/O: the core's
+// table in Architecture.md ("Kernel state → flags") says. Pure; no I/O: the core's
 // `init(route:link:kind:)` passes a route lookup's verdict and gateway here.
 
 extension ReachabilityFlags {

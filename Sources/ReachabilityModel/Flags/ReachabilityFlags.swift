@@ -1,7 +1,9 @@
 /// What the kernel says about reaching one destination, bit for bit the
 /// `SCNetworkReachabilityFlags` of Apple's SystemConfiguration, with the
-/// Linux meaning of each bit given by DESIGN.md and decided in
-/// `ReachabilityFlags.init(route:link:kind:policy:)`.
+/// Linux meaning of each bit given by Architecture.md ("Kernel state →
+/// flags") and decided in
+/// `ReachabilityFlags.init(route:link:kind:)` (with the policy applied by
+/// `ReachabilityPolicy.flags(_:interface:)`).
 public struct ReachabilityFlags: OptionSet, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
