@@ -6,9 +6,37 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all setup build run test check-layers test-sanitize soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all help setup build run test check-layers test-sanitize soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
+
+# One line per target (`make help`).
+help:
+	@printf '%s\n' \
+	  "make run            set up, build, run reach (ARGS='check 1.1.1.1 --json')" \
+	  "make test           the whole suite (namespace tests need root) and check-layers" \
+	  "make check-layers   ReachabilityModel imports nothing and type-checks alone" \
+	  "make docs           DocC for every public module, warnings are errors" \
+	  "make setup          install the system packages the build and tests need" \
+	  "make build          swift build" \
+	  "make static         a static, stripped reach as firmware builds it (.build-static/reach)" \
+	  "make test-fleet     the exporter (Exporter/) against a real Prometheus (root)" \
+	  "make fleet-demo     two gateways, Prometheus, an alert that fires (root, ~80 s)" \
+	  "make test-kernel    the real-kernel lane under qemu: PPP, Wi-Fi, VRF, bond, WireGuard, GRE (root)" \
+	  "make setup-kernel   install what the kernel lane needs" \
+	  "make setup-fleet    install Prometheus, promtool, systemd-analyze" \
+	  "make test-sanitize  the suite under ASan, UBSan and LSan" \
+	  "make soak           10,000-cycle soak and fault tests (root)" \
+	  "make steady-state   mallocs per monitor round must be 0 (root)" \
+	  "make fuzz           libFuzzer on every C parser (FUZZ_SECONDS each)" \
+	  "make fuzz-smoke     a short fuzz run from the committed corpus" \
+	  "make bench          all benchmarks and docs/benchmarks (root)" \
+	  "make bench-check    the allocation thresholds CI gates" \
+	  "make bench-startup  start-up and RSS beside GLib's GNetworkMonitor (root)" \
+	  "make bench-exporter the exporter under wrk load (root)" \
+	  "make footprint      what the library adds to a static program, gated" \
+	  "make firmware-order regenerate Tools/Footprint/firmware.order (root, valgrind)" \
+	  "make clean          remove every build directory"
 
 # The system packages the build and the tests need: libcap (the C core reads
 # capabilities with it), pkg-config (SwiftPM finds libcap through it),
