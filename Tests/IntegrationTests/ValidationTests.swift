@@ -37,6 +37,8 @@ final class ValidationTests: NamespaceTestCase {
         XCTAssertEqual(captive.evaluation.accessibility, .captive)
         XCTAssertTrue(captive.flags.contains(.interventionRequired), "\(captive.flags)")
         XCTAssertEqual(captive.status, .reachable(.wired), "routed: the status stays reachable")
+        XCTAssertEqual(captive.evaluation.pathStatus, .unsatisfied, "intervention required: NWPath's answer, as for a dormant link")
+        XCTAssertEqual(captive.evaluation.unsatisfiedReason, .interventionRequired)
         XCTAssertEqual(captive.evaluation.validation?.httpStatus, 302)
         XCTAssertEqual(captive.evaluation.validation?.location, "http://portal.invalid/login")
         XCTAssertEqual(captive.evaluation.validation?.verdict, .captivePortal)
