@@ -10,9 +10,15 @@ struct Watch: AsyncParsableCommand {
         abstract: "Print each target's state, then a line for every change, until interrupted.",
         discussion: """
             Changes come from kernel notifications (link, address, route and rule \
-            changes); nothing is polled and no packet is sent. A line is printed only \
-            when the target's answer changed (not for the path's \
-            interfaces alone), and for a human line only when it shows what changed. With --json each line \
+            changes); nothing is polled, and no packet is sent but --validate's probes. \
+            A line is printed whenever the target's answer changes: its status, flags, \
+            interface, route type (unreachable, blackhole, prohibit...), accessibility, \
+            mask or validation verdict (the first one included), or for a host name or \
+            'internet' whether an address of each family is reachable, by which \
+            interface and route type; a human line only when its text changes. Nothing \
+            else prints a line on its own (gateway, source, table, operstate, \
+            availableInterfaces, supportsDNS, a validation with the same verdict); \
+            the next line shows their current values. With --json each line \
             is one object with the fields of `check`, plus `time_ns` (CLOCK_MONOTONIC) \
             and `initial` (true for the state when watching began).
             """
@@ -143,16 +149,13 @@ extension ReachabilityChange {
         return .object(fields + [("time_ns", .int(Int64(clamping: timeNanoseconds))), ("initial", .bool(isInitial))])
     }
 
-    /// `watch`'s lines for this change: none when only the path's facts
-    /// changed (an interface joined or left `availableInterfaces`, a name
-    /// server became reachable or not: the monitor reports that as
-    /// NWPathMonitor does, but the target's answer is the same), nor a
-    /// human line that would repeat the previous one.
+    /// `watch`'s lines for this change (`Watch`'s discussion states the
+    /// rule): none when only the path's facts changed (an interface joined
+    /// or left `availableInterfaces`, a name server became reachable or not:
+    /// the monitor reports that as NWPathMonitor does, but the target's
+    /// answer is the same), nor a human line that would repeat the previous one.
     func print(json: Bool) {
-        if let previous, !isInitial, previous.target == evaluation.target, previous.addresses == evaluation.addresses,
-           previous.error == evaluation.error, previous.validation == evaluation.validation {
-            return
-        }
+        guard changesAnswer else { return }
         if json {
             printLine(self.json.rendered)
         } else {

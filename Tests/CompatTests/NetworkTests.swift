@@ -2,8 +2,9 @@
 // path per change, interface types, WWAN, cancel, the async sequence.
 
 import Foundation
-import Network
+@testable import Network
 import Reachability
+@testable import ReachabilityCore
 import ReachabilityCompatSupport
 import XCTest
 
@@ -141,6 +142,35 @@ final class NetworkTests: CompatTestCase {
         monitor.cancel()
         let end = await iterator.next()
         XCTAssertNil(end, "cancel() ends the sequence")
+    }
+
+    /// One answer for "intervention required" (README audit, issue 30): the
+    /// facade's NWPath is the engine's, unsatisfied for a dormant link (the
+    /// kernel's source) and for a captive portal (validation's, applied here
+    /// to a routed answer as a validating monitor applies it). Apple's
+    /// `UnsatisfiedReason` has no case for it: `notAvailable`.
+    func testInterventionRequiredIsAnUnsatisfiedPathWhateverItsSource() throws {
+        let dormantNS = try makeNamespace()
+        dormantNS.run("link add va type veth peer name vb", "addr add 10.1.0.1/24 dev va", "link set va mode dormant",
+                      "link set va up", "link set vb up")
+        dormantNS.waitForState("va", "DORMANT")
+        let dormant = try ReachabilityEvaluator(namespace: .named(dormantNS.name)).evaluate(IPAddress("10.1.0.7")!)
+        XCTAssertTrue(dormant.flags.isSuperset(of: [.reachable, .connectionRequired, .interventionRequired]), "\(dormant.flags)")
+
+        let lan = try makeWiredNamespace()
+        let evaluator = try ReachabilityEvaluator(namespace: .named(lan.name))
+        let captive = evaluator.validated(try evaluator.evaluate(IPAddress("10.10.0.7")!), probe: .captivePortal)
+        XCTAssertEqual(captive.flags, [.reachable, .interventionRequired, .isDirect])
+
+        for (source, answer) in [("dormant", dormant), ("captive", captive)] {
+            let evaluation = TargetEvaluation(target: .internet, addresses: [answer])
+            XCTAssertEqual(evaluation.pathStatus, .unsatisfied, source)
+            XCTAssertEqual(evaluation.unsatisfiedReason, .interventionRequired, source)
+            let path = NWPath(evaluation)
+            XCTAssertEqual(path.status, .unsatisfied, source)
+            XCTAssertEqual(path.unsatisfiedReason, .notAvailable, source)
+            XCTAssertFalse(path.usesInterfaceType(.wiredEthernet), source)
+        }
     }
 
     // MARK: The example

@@ -495,6 +495,39 @@ final class CLITests: NamespaceTestCase {
         XCTAssertEqual(watch.lines.count, 2, "one change, one line: \(watch.lines)")
     }
 
+    /// watch's print rule (README audit, issue 30): the route's type is part
+    /// of the answer, so each change of it is a line, in JSON and in the
+    /// human line alike, though status and flags stay `notReachable` and
+    /// empty throughout (before, blackhole → unreachable printed nothing).
+    /// The last step, to a usable route, is the barrier: every line before
+    /// it has been printed by then.
+    func testWatchPrintsALineForEveryChangeOfTheRouteType() throws {
+        let ns = try makeLAN()
+        ns.run("route add unreachable 10.9.0.0/16")
+        let json = try startReach(["watch", "10.9.0.1", "--netns", ns.name, "--json"])
+        let human = try startReach(["watch", "10.9.0.1", "--netns", ns.name])
+        XCTAssertEqual(json.waitForLines(1).count, 1, "no initial line: \(json.stderr)")
+        XCTAssertEqual(human.waitForLines(1).count, 1, "no initial line: \(human.stderr)")
+        let steps = ["route replace prohibit 10.9.0.0/16", "route replace blackhole 10.9.0.0/16",
+                     "route replace unreachable 10.9.0.0/16", "route replace 10.9.0.0/16 via 10.1.0.254"]
+        for (n, step) in steps.enumerated() {
+            ns.run(step)
+            // A step that prints no line times out here; the comparison below says which.
+            _ = json.waitForLines(2 + n)
+            _ = human.waitForLines(2 + n)
+        }
+        let objects = try json.lines.map { try jsonObject($0) }
+        XCTAssertEqual(objects.map { $0["route"] as? String }, ["unreachable", "prohibit", "blackhole", "unreachable", "unicast"],
+                       "one JSON line per route type: \(json.lines)")
+        XCTAssertEqual(objects.prefix(4).map { $0["status"] as? String }, Array(repeating: "notReachable", count: 4))
+        XCTAssertEqual(objects.prefix(4).map { $0["flags"] as? Int }, [0, 0, 0, 0])
+        let routes = human.lines.map { line in
+            line.components(separatedBy: "  ").first { $0.hasPrefix("route ") }.map { String($0.dropFirst("route ".count)) }
+        }
+        XCTAssertEqual(routes, ["unreachable", "prohibit", "blackhole", "unreachable", "unicast"],
+                       "one human line per route type: \(human.lines)")
+    }
+
     func testWaitExitsZeroOnceEveryTargetIsReachable() throws {
         let ns = try makeNamespace()
         let wait = try startReach(["wait", "10.1.0.7", "internet", "--netns", ns.name, "--timeout", "20"])

@@ -37,6 +37,8 @@ final class ValidationTests: NamespaceTestCase {
         XCTAssertEqual(captive.evaluation.accessibility, .captive)
         XCTAssertTrue(captive.flags.contains(.interventionRequired), "\(captive.flags)")
         XCTAssertEqual(captive.status, .reachable(.wired), "routed: the status stays reachable")
+        XCTAssertEqual(captive.evaluation.pathStatus, .unsatisfied, "intervention required: NWPath's answer, as for a dormant link")
+        XCTAssertEqual(captive.evaluation.unsatisfiedReason, .interventionRequired)
         XCTAssertEqual(captive.evaluation.validation?.httpStatus, 302)
         XCTAssertEqual(captive.evaluation.validation?.location, "http://portal.invalid/login")
         XCTAssertEqual(captive.evaluation.validation?.verdict, .captivePortal)
@@ -75,10 +77,12 @@ final class ValidationTests: NamespaceTestCase {
                                        readyFrom: uplink.client)
         let (monitor, recorder) = try startValidatingMonitor(uplink, .dns(name: "gw.test", server: IPAddress("10.9.0.2")!))
         XCTAssertTrue(recorder.wait(timeout: 10) { _ in monitor.counters.validations >= 1 }, "a first, answered validation")
-        XCTAssertEqual(recorder.nonInitial.count, 0, "answered: still accessible, no change")
-        dnsmasq.stop()
         XCTAssertTrue(recorder.wait(timeout: 10) { _ in !recorder.nonInitial.isEmpty }, describe(recorder.all))
-        let failed = recorder.nonInitial[0]
+        XCTAssertEqual(recorder.nonInitial.first?.evaluation.validation?.verdict, .answered, "the first verdict is a change")
+        XCTAssertEqual(recorder.nonInitial.first?.evaluation.accessibility, .accessible, "answered: still accessible")
+        dnsmasq.stop()
+        XCTAssertTrue(recorder.wait(timeout: 10) { _ in recorder.nonInitial.count >= 2 }, describe(recorder.all))
+        guard let failed = recorder.nonInitial.last else { return }
         XCTAssertEqual(failed.evaluation.accessibility, .restricted(.probeFailed))
         XCTAssertEqual(failed.evaluation.validation?.method, .dns(name: "gw.test", type: .a))
     }
@@ -90,9 +94,52 @@ final class ValidationTests: NamespaceTestCase {
         let deadline = Date().addingTimeInterval(10)
         while monitor.counters.validations < 2 && Date() < deadline { usleep(10_000) }
         XCTAssertGreaterThanOrEqual(monitor.counters.validations, 2, "validated again every interval")
-        XCTAssertEqual(recorder.nonInitial.count, 0, "an answered probe changes nothing: \(describe(recorder.nonInitial))")
+        XCTAssertEqual(recorder.nonInitial.count, 1,
+                       "the first verdict is a change, the same verdict again is not: \(describe(recorder.nonInitial))")
         XCTAssertEqual(monitor.currentEvaluations.first?.accessibility, .accessible)
         XCTAssertEqual(monitor.currentEvaluations.first?.validation?.resolvedAddress, IPAddress("10.9.0.77"))
+    }
+
+    /// A validation that keeps succeeding (README audit, issue 30): the
+    /// first verdict is a line, so `probe` (JSON) and `probe ... answered`
+    /// (the human line) show from the first validation on; the same verdict
+    /// again prints nothing. The responder records each validation (one
+    /// request each); a 500 afterwards is the barrier: its line comes right
+    /// after the first verdict's.
+    func testReachWatchValidateShowsTheFirstVerdictAndNoLinePerRepeat() throws {
+        let uplink = try makeUplink()
+        for json in [true, false] {
+            let server = try HTTPResponder(in: uplink.responder, address: "10.9.0.2")
+            defer { server.stop() }
+            let watch = try startReach(["watch", "--netns", uplink.client.name, "--validate",
+                                        "http:" + server.url(path: "/generate_204"),
+                                        "--validate-interval", "0.1", "10.9.0.2"] + (json ? ["--json"] : []))
+            XCTAssertEqual(watch.waitForLines(1).count, 1, "no initial line: \(watch.stderr)")
+            let validated = watch.waitForLines(2, timeout: 10)
+            XCTAssertEqual(validated.count, 2, "json \(json): the first verdict, answered, is a line: \(validated)")
+            // Validations go on (one request each) with the same verdict.
+            let deadline = Date().addingTimeInterval(10)
+            while server.requests.count < 4 && Date() < deadline { usleep(5_000) }
+            XCTAssertGreaterThanOrEqual(server.requests.count, 4, "validated again every interval")
+            server.response = .status(500)
+            let lines = watch.waitForLines(3, timeout: 10)
+            watch.terminate()
+            for line in lines { print("reach watch --validate (json \(json)): \(line)") }
+            guard lines.count >= 2 else { continue }
+            if json {
+                let objects = try lines.map { try jsonObject($0) }
+                XCTAssertTrue(objects[0]["probe"] is NSNull, "before the first validation")
+                let verdicts = objects.dropFirst().map { ($0["probe"] as? [String: Any])?["verdict"] as? String }
+                XCTAssertEqual(verdicts, ["answered", "failed"], "a line per verdict, none per validation: \(lines)")
+                XCTAssertEqual((objects[1]["probe"] as? [String: Any])?["httpStatus"] as? Int, 204)
+                XCTAssertEqual(objects[1]["accessibility"] as? String, "accessible")
+            } else {
+                XCTAssertFalse(lines[0].contains("probe"), lines[0])
+                XCTAssertEqual(lines.count, 3, "a line per verdict, none per validation: \(lines)")
+                XCTAssertTrue(lines[1].hasSuffix("probe http:\(server.url(path: "/generate_204")) answered (204)"), lines[1])
+                XCTAssertTrue(lines.count == 3 && lines[2].contains("restricted.probeFailed  probe http:"), "\(lines)")
+            }
+        }
     }
 
     func testReachWatchValidateShowsEachTransition() throws {

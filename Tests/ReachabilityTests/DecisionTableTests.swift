@@ -54,9 +54,11 @@ final class DecisionTableTests: XCTestCase {
     func testPathViewOverAllCombinations() {
         for flags in Self.allCombinations {
             let raw = flags.rawValue
-            let reachable = raw & 2 != 0, required = raw & 4 != 0
-            let automatic = (raw & 8 != 0 || raw & 32 != 0) && raw & 16 == 0
-            let expected: PathStatus = reachable && !required ? .satisfied
+            let reachable = raw & 2 != 0, required = raw & 4 != 0, intervention = raw & 16 != 0
+            let automatic = (raw & 8 != 0 || raw & 32 != 0) && !intervention
+            // Intervention required is unsatisfied, whether a connection is required
+            // (a dormant link) or not (a captive portal): no new connection activates it.
+            let expected: PathStatus = reachable && !required && !intervention ? .satisfied
                 : (reachable && required && automatic ? .requiresConnection : .unsatisfied)
             XCTAssertEqual(PathStatus(flags: flags), expected, "flags \(flags)")
         }

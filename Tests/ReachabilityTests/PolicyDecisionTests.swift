@@ -123,10 +123,13 @@ final class PolicyDecisionTests: XCTestCase {
                     let expected: UnsatisfiedReason?
                     if verdict == .prohibit {
                         expected = .prohibited
-                    } else if referenceReachable(flags) {
-                        expected = flags.contains(.isWWAN) && !allowsWWAN ? .wwanDenied : nil
+                    } else if referenceReachable(flags) && flags.contains(.isWWAN) && !allowsWWAN {
+                        expected = .wwanDenied
                     } else if flags.contains(.reachable) && flags.contains(.interventionRequired) {
+                        // A dormant link or a captive portal alike (README audit, issue 30).
                         expected = .interventionRequired
+                    } else if referenceReachable(flags) {
+                        expected = nil
                     } else {
                         expected = .notAvailable
                     }

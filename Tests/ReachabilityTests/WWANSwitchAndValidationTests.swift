@@ -61,9 +61,16 @@ final class WWANSwitchAndValidationTests: XCTestCase {
                         XCTAssertEqual(e.pathStatus, PathStatus(flags: truth), context)
                     }
                     // One answer never contradicts another: an app-facing
-                    // "reachable" is exactly a path without an unsatisfied reason.
-                    XCTAssertEqual(e.status.isReachable, e.unsatisfiedReason == nil, context)
-                    XCTAssertEqual(e.status.isReachable, e.pathStatus != .unsatisfied, context)
+                    // "reachable" is exactly a path without an unsatisfied
+                    // reason, but for intervention required without a
+                    // connection required (a captive portal): routed, so
+                    // reachable by the flag rule, and unsatisfied for NWPath.
+                    XCTAssertEqual(e.pathStatus != .unsatisfied, e.unsatisfiedReason == nil, context)
+                    if e.unsatisfiedReason == .interventionRequired {
+                        XCTAssertEqual(e.status.isReachable, !truth.contains(.connectionRequired), context)
+                    } else {
+                        XCTAssertEqual(e.status.isReachable, e.unsatisfiedReason == nil, context)
+                    }
                 }
             }
         }
@@ -111,6 +118,35 @@ final class WWANSwitchAndValidationTests: XCTestCase {
                         }
                     }
                     XCTAssertEqual(e.accessibility, expected, context)
+                }
+            }
+        }
+    }
+
+    /// One NWPath answer for "intervention required" (README audit, issue
+    /// 30), whatever its source: a dormant link (the kernel's
+    /// `connectionRequired` + `interventionRequired`) and a captive portal
+    /// found by validation (`interventionRequired` on a routed path) are both
+    /// `unsatisfied` with the reason `interventionRequired` — Apple's
+    /// `requiresConnection` is for a path a new connection may activate,
+    /// and none does here: the user must act. A WWAN path the switch refuses
+    /// keeps `wwanDenied`, a prohibit route `prohibited`.
+    func testInterventionRequiredIsOneNWPathAnswerWhateverItsSource() {
+        let dormant = answer([.reachable, .connectionRequired, .interventionRequired, .isDirect], kind: .wifi, allowsWWAN: true)
+        let captive = answer([.reachable, .isDirect], kind: .wifi, allowsWWAN: true, probe: .captivePortal)
+        for (source, e) in [("dormant", dormant), ("captive", captive)] {
+            XCTAssertTrue(e.flags.contains(.interventionRequired), source)
+            XCTAssertEqual(e.pathStatus, .unsatisfied, source)
+            XCTAssertEqual(e.unsatisfiedReason, .interventionRequired, source)
+        }
+        for flags in DecisionTableTests.allCombinations where flags.isSuperset(of: [.reachable, .interventionRequired]) {
+            for allowsWWAN in [true, false] {
+                for probe in ProbeVerdict.allCases {
+                    let e = answer(flags, kind: .wired, allowsWWAN: allowsWWAN, probe: probe)
+                    let context = "flags \(flags) allowsWWAN \(allowsWWAN) probe \(probe)"
+                    XCTAssertEqual(e.pathStatus, .unsatisfied, context)
+                    let refused = flags.contains(.isWWAN) && !allowsWWAN && flags.isNetworkReachable
+                    XCTAssertEqual(e.unsatisfiedReason, refused ? .wwanDenied : .interventionRequired, context)
                 }
             }
         }

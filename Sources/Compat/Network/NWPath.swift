@@ -10,17 +10,22 @@ public struct NWPath: Equatable, Sendable, CustomDebugStringConvertible {
     public enum Status: Equatable, Hashable, Sendable {
         /// A usable route to the internet over an interface the monitor allows.
         case satisfied
-        /// No such route (none, unreachable, prohibited, the link down), or
-        /// only a WWAN one the process's policy refuses (`cellularDenied`).
+        /// No such route (none, unreachable, prohibited, the link down), only
+        /// a WWAN one the process's policy refuses (`cellularDenied`), or one
+        /// that needs the user (intervention required: a dormant link waiting
+        /// for authentication, or a captive portal found by validation; no new
+        /// connection activates it).
         case unsatisfied
-        /// The route exists, but a connection must be set up first (a
-        /// dial-on-demand link: `connectionRequired` without `connectionOnTraffic`).
+        /// The route exists, and its link comes up by itself when a connection
+        /// is made (`connectionRequired` with `connectionOnDemand` or
+        /// `connectionOnTraffic`, no intervention required).
         case requiresConnection
     }
 
     /// Why a path is unsatisfied. Only `notAvailable` and `cellularDenied` are
     /// produced on Linux: `wifiDenied`, `localNetworkDenied` and
-    /// `vpnInactive` are iOS settings Linux has no fact for.
+    /// `vpnInactive` are iOS settings Linux has no fact for. Apple's enum has
+    /// no case for intervention required: such a path is `notAvailable`.
     public enum UnsatisfiedReason: Equatable, Hashable, Sendable {
         /// No usable route (also for a satisfied path, as on Apple's platforms).
         case notAvailable

@@ -36,7 +36,9 @@ public struct AddressEvaluation: Hashable, Sendable {
     /// SLReachability keeps its `reachStatus` when WWAN is refused).
     public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
     /// NWPath's status: `unsatisfied` when the WWAN switch refuses the path
-    /// (with `unsatisfiedReason == .wwanDenied`, NWPath's `cellularDenied`).
+    /// (with `unsatisfiedReason == .wwanDenied`, NWPath's `cellularDenied`),
+    /// and when intervention is required, from a dormant link or a captive
+    /// portal alike (`.interventionRequired`; see `PathStatus`).
     public var pathStatus: PathStatus { unsatisfiedReason == .wwanDenied ? .unsatisfied : PathStatus(flags: flags) }
 }
 

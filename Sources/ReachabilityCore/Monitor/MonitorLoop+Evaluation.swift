@@ -183,10 +183,13 @@ extension TargetEvaluation {
 }
 
 /// What must differ for a change to be emitted: the status, flags,
-/// interface, mask and accessibility of the target's primary address, and for each address family
-/// whether it is reachable and by which interface (so the IPv6 half of
+/// interface, route type, mask and accessibility of the target's primary
+/// address, the validation verdict (the first one included), and for each address family
+/// whether it is reachable, by which interface and by which route type (so the IPv6 half of
 /// `internet` going away is a change, while a host name's addresses
-/// rotating over the same interface is not).
+/// rotating over the same interface is not). The route's type says why a
+/// target is not reachable (`blackhole` → `unreachable` is a change); the
+/// next hop, source and table do not make a change on their own.
 ///
 /// The per-address part is compared as a set, straight from the answers the
 /// key keeps (no set is built: the monitor's steady state allocates less).
@@ -197,6 +200,8 @@ struct ResultKey: Equatable {
     let interfaceName: String?
     let mask: ReachabilityMask
     let accessibility: Accessibility
+    let route: RouteVerdict?
+    let verdict: ProbeVerdict?
     let addresses: [AddressEvaluation]
     let failed: Bool
 
@@ -207,6 +212,8 @@ struct ResultKey: Equatable {
         interfaceName = evaluation.primary?.link?.name
         mask = evaluation.mask
         accessibility = evaluation.accessibility
+        route = evaluation.primary?.route.verdict
+        verdict = evaluation.validation?.verdict
         addresses = evaluation.addresses
         failed = evaluation.error != nil
     }
@@ -214,15 +221,15 @@ struct ResultKey: Equatable {
     static func == (a: ResultKey, b: ResultKey) -> Bool {
         a.status == b.status && a.flags == b.flags && a.interfaceIndex == b.interfaceIndex
             && a.interfaceName == b.interfaceName && a.mask == b.mask && a.accessibility == b.accessibility
-            && a.failed == b.failed && sameFamilies(a.addresses, b.addresses) && sameFamilies(b.addresses, a.addresses)
+            && a.route == b.route && a.verdict == b.verdict && a.failed == b.failed && sameFamilies(a.addresses, b.addresses) && sameFamilies(b.addresses, a.addresses)
     }
 
-    /// Every (family, reachable, interface) of `a` is one of `b`'s.
+    /// Every (family, reachable, interface, route type) of `a` is one of `b`'s.
     static func sameFamilies(_ a: [AddressEvaluation], _ b: [AddressEvaluation]) -> Bool {
         a.allSatisfy { x in
             b.contains { y in
                 x.address.family == y.address.family && x.status.isReachable == y.status.isReachable
-                    && x.link?.index == y.link?.index
+                    && x.link?.index == y.link?.index && x.route.verdict == y.route.verdict
             }
         }
     }

@@ -1,6 +1,10 @@
 
 /// One new state of a monitored target: the first one (`isInitial`), or one
-/// that differs from the previous in status, flags or interface.
+/// whose answer differs from the previous (its status, flags, interface,
+/// route type, mask, accessibility or validation verdict, or per address
+/// family whether it is reachable, by which interface and route type), or
+/// whose path facts do (`availableInterfaces`, `supportsDNS`), as
+/// NWPathMonitor gives a new path.
 public struct ReachabilityChange: Hashable, Sendable {
     public let target: Target
     public let evaluation: TargetEvaluation
@@ -16,6 +20,12 @@ public struct ReachabilityChange: Hashable, Sendable {
     public var isReachable: Bool { evaluation.isReachable }
     /// The output interface of the target's primary address.
     public var interface: String? { evaluation.primary?.link?.name }
+    /// The answer changed (always for the initial state); false when only
+    /// the path's facts did. `reach watch` prints a line for these.
+    package var changesAnswer: Bool {
+        guard !isInitial, let previous else { return true }
+        return ResultKey(previous) != ResultKey(evaluation)
+    }
 
     /// The same state, as the first thing a new observer sees.
     func asInitial() -> ReachabilityChange {

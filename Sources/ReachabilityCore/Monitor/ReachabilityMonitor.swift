@@ -4,7 +4,7 @@
 /// the namespace. Notifications only *trigger* work: a burst is drained and
 /// coalesced, the affected targets are evaluated again exactly as
 /// `ReachabilityEvaluator` would, and a change is emitted only when a
-/// target's status, flags or interface differ. No copy of the routing table
+/// target's answer (see `ReachabilityChange`) or the path's facts differ. No copy of the routing table
 /// is kept, so memory does not grow with it, and a socket overflow
 /// (`ENOBUFS`) is recovered by evaluating every target again.
 ///

@@ -66,18 +66,22 @@ public enum UnsatisfiedReason: String, Hashable, Sendable, CaseIterable {
     case prohibited
     /// Only WWAN leads there, and the policy refuses it.
     case wwanDenied
-    /// The link needs authentication or a captive portal's consent.
+    /// The link needs authentication or a captive portal's consent: a routed
+    /// path with `interventionRequired`, whatever its source (a dormant link,
+    /// a captive portal found by validation; see `PathStatus`).
     case interventionRequired
 
-    /// nil when the path is satisfied (or can be, automatically).
+    /// nil when the path is satisfied (or can be, automatically): exactly
+    /// when `PathStatus` is not `unsatisfied`.
     public init?(verdict: RouteVerdict?, flags: ReachabilityFlags, allowsWWAN: Bool) {
         if verdict == .prohibit {
             self = .prohibited
-        } else if flags.isNetworkReachable {
-            guard flags.contains(.isWWAN) && !allowsWWAN else { return nil }
+        } else if flags.isNetworkReachable && flags.contains(.isWWAN) && !allowsWWAN {
             self = .wwanDenied
         } else if flags.contains(.reachable) && flags.contains(.interventionRequired) {
             self = .interventionRequired
+        } else if flags.isNetworkReachable {
+            return nil
         } else {
             self = .notAvailable
         }

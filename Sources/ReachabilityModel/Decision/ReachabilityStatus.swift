@@ -21,7 +21,7 @@ func ruleIndex(_ flags: ReachabilityFlags) -> UInt32 { (flags.rawValue >> 1) & 0
 @usableFromInline let wwanFlagBit: UInt32 = 1 << 18
 
 /// Two bits per index: 0 satisfied, 1 unsatisfied, 2 requiresConnection.
-@usableFromInline let pathStatusTable: UInt64 = 0x5151_9191_5151_9151
+@usableFromInline let pathStatusTable: UInt64 = 0x5555_9191_5555_9151
 
 extension ReachabilityFlags {
     /// The AFNetworking / Apple rule: reachable, and either no connection is
@@ -74,8 +74,19 @@ public enum NetworkStatus: String, Hashable, Sendable {
     }
 }
 
-/// The NWPath-style view: `requiresConnection` when the route exists but its
-/// link must first be brought up automatically (on demand / on traffic).
+/// The NWPath-style view, after Apple's `NWPath.Status`:
+/// - `satisfied`: reachable, no connection required, no intervention required;
+/// - `requiresConnection` ("establishing a new connection may activate the
+///   path"): the route exists and its link comes up by itself, on demand or
+///   on traffic (`connectionRequired` with `connectionOnDemand` or
+///   `connectionOnTraffic`), with no intervention required;
+/// - `unsatisfied` otherwise. Intervention required is always `unsatisfied`,
+///   whatever its source — a dormant link (`connectionRequired` too) or a
+///   captive portal found by validation (a routed path): no new connection
+///   activates it, the user must act. `UnsatisfiedReason` says
+///   `interventionRequired` for both. (`ReachabilityStatus` keeps the
+///   published flag rule, in which intervention matters only when a
+///   connection is required: a captive portal's path is reachable there.)
 public enum PathStatus: String, Hashable, Sendable {
     case satisfied
     case unsatisfied
