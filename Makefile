@@ -76,7 +76,7 @@ test: setup check-layers
 # so the core cannot import the compat modules and nothing in this package
 # can import the exporter (its own package, Exporter/).
 check-layers:
-	@if grep -rn "^[^/]*\bimport " Sources/ReachabilityModel; then \
+	@if grep -rn --include="*.swift" "^[^/]*\bimport " Sources/ReachabilityModel; then \
 		echo "check-layers: ReachabilityModel imports a module (above); it must import none" >&2; exit 1; fi
 	$(SWIFTC) -typecheck -parse-as-library -package-name swift_reachability -module-name ReachabilityModel \
 		$$(find Sources/ReachabilityModel -name '*.swift' | sort)
