@@ -588,7 +588,7 @@ final class ProbeTests: NamespaceTestCase {
         let evaluator = try makeEvaluator(uplink.client)
         let address = IPAddress("10.9.0.2")!
         let restricted = try evaluator.evaluate(address, options: LookupOptions(uid: 1000))
-        XCTAssertEqual(restricted.accessibility, .restricted(.routeProhibited))
+        XCTAssertEqual(restricted.accessibility, .restricted(.prohibited))
         XCTAssertEqual(restricted.unsatisfiedReason, .prohibited)
         XCTAssertEqual(restricted.mask, .unavailable)
         let allowed = try evaluator.evaluate(address, options: LookupOptions(uid: 1001))
@@ -599,7 +599,7 @@ final class ProbeTests: NamespaceTestCase {
         let cli = try reach(["check", "--netns", uplink.client.name, "--uid", "1000", "--json", "10.9.0.2"])
         XCTAssertEqual(cli.status, 1)
         let object = try jsonObject(cli.stdout)
-        XCTAssertEqual(object["accessibility"] as? String, "restricted.routeProhibited")
+        XCTAssertEqual(object["accessibility"] as? String, "restricted.prohibited")
         XCTAssertEqual(object["mask"] as? String, "unavailable")
         XCTAssertEqual(object["unsatisfiedReason"] as? String, "prohibited")
     }
@@ -619,7 +619,7 @@ final class ProbeTests: NamespaceTestCase {
             .evaluate(Target.internetProbeAddresses[0])
         XCTAssertEqual(refused.accessibility, .restricted(.wwanRefused))
         XCTAssertEqual(refused.mask, .wwanRefused)
-        XCTAssertEqual(refused.unsatisfiedReason, .wwanDenied)
+        XCTAssertEqual(refused.unsatisfiedReason, .wwanRefused)
         XCTAssertTrue(ReachabilityMask.notReachable.contains(refused.mask))
 
         let cli = try reach(["check", "--netns", ns.name, "--allow-wwan", "false", "--json", "8.8.8.8"])

@@ -51,12 +51,12 @@ final class WWANSwitchAndValidationTests: XCTestCase {
                     if isRefused {
                         refused += 1
                         XCTAssertEqual(e.mask, .wwanRefused, context)
-                        XCTAssertEqual(e.unsatisfiedReason, .wwanDenied, context)
+                        XCTAssertEqual(e.unsatisfiedReason, .wwanRefused, context)
                         XCTAssertEqual(e.pathStatus, .unsatisfied, context)
                         XCTAssertEqual(e.status, .notReachable, context)
                         XCTAssertEqual(e.accessibility, .restricted(.wwanRefused), context)
                     } else {
-                        XCTAssertNotEqual(e.unsatisfiedReason, .wwanDenied, context)
+                        XCTAssertNotEqual(e.unsatisfiedReason, .wwanRefused, context)
                         XCTAssertEqual(e.status, ReachabilityStatus(flags: truth, kind: kind), context)
                         XCTAssertEqual(e.pathStatus, PathStatus(flags: truth), context)
                     }
@@ -83,7 +83,7 @@ final class WWANSwitchAndValidationTests: XCTestCase {
         let onlyWWAN = TargetEvaluation(target: .internet, addresses: [wwan])
         XCTAssertEqual(onlyWWAN.primary?.address, wwan.address, "refused, but the kernel routes it: it stands for the target")
         XCTAssertEqual(onlyWWAN.status, .notReachable)
-        XCTAssertEqual(onlyWWAN.unsatisfiedReason, .wwanDenied)
+        XCTAssertEqual(onlyWWAN.unsatisfiedReason, .wwanRefused)
         XCTAssertEqual(onlyWWAN.networkStatus, .reachableViaWWAN)
         XCTAssertEqual(onlyWWAN.flags, [.reachable, .isWWAN])
     }

@@ -30,14 +30,14 @@ public struct AddressEvaluation: Hashable, Sendable {
     /// `allowsCellularConnection = false` gives `.unavailable`). The raw
     /// `flags` and `networkStatus` keep the kernel's truth.
     public var status: ReachabilityStatus {
-        unsatisfiedReason == .wwanDenied ? .notReachable : ReachabilityStatus(flags: flags, kind: interfaceKind ?? .other)
+        unsatisfiedReason == .wwanRefused ? .notReachable : ReachabilityStatus(flags: flags, kind: interfaceKind ?? .other)
     }
     /// The Apple sample's three states, from the kernel's flags alone (as
     /// SLReachability keeps its `reachStatus` when WWAN is refused).
     public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
     /// NWPath's status: `unsatisfied` when the WWAN switch refuses the path
-    /// (with `unsatisfiedReason == .wwanDenied`, NWPath's `cellularDenied`).
-    public var pathStatus: PathStatus { unsatisfiedReason == .wwanDenied ? .unsatisfied : PathStatus(flags: flags) }
+    /// (with `unsatisfiedReason == .wwanRefused`, NWPath's `cellularDenied`).
+    public var pathStatus: PathStatus { unsatisfiedReason == .wwanRefused ? .unsatisfied : PathStatus(flags: flags) }
 }
 
 extension AddressEvaluation {

@@ -15,7 +15,7 @@ public enum ProbeVerdict: String, Hashable, Sendable, CaseIterable {
 /// Why a network that exists may not be used.
 public enum RestrictionReason: String, Hashable, Sendable, CaseIterable {
     /// A `prohibit` route or rule answers for this uid or firewall mark.
-    case routeProhibited
+    case prohibited
     /// The only way out is WWAN, and the policy refuses WWAN.
     case wwanRefused
     /// The link is up and routed, but the probe got no answer.
@@ -38,7 +38,7 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
         // Pattern matches, not `==`: enums with raw values would compare
         // through a witness call when inlined into another module.
         if case .prohibit? = verdict {
-            self = .restricted(.routeProhibited)
+            self = .restricted(.prohibited)
         } else if !flags.isNetworkReachable {
             self = .unknown
         } else if flags.rawValue & wwanFlagBit != 0 && !allowsWWAN {
@@ -54,7 +54,7 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
 
     public var isRestricted: Bool { if case .restricted = self { return true } else { return false } }
 
-    /// `accessible`, `restricted.routeProhibited`, `captive`, `unknown`.
+    /// `accessible`, `restricted.prohibited`, `captive`, `unknown`.
     public var description: String {
         switch self {
         case .accessible: return "accessible"

@@ -65,7 +65,7 @@ public enum UnsatisfiedReason: String, Hashable, Sendable, CaseIterable {
     /// A prohibit route or rule for this uid or mark.
     case prohibited
     /// Only WWAN leads there, and the policy refuses it.
-    case wwanDenied
+    case wwanRefused
     /// The link needs authentication or a captive portal's consent.
     case interventionRequired
 
@@ -75,7 +75,7 @@ public enum UnsatisfiedReason: String, Hashable, Sendable, CaseIterable {
             self = .prohibited
         } else if flags.isNetworkReachable {
             guard flags.contains(.isWWAN) && !allowsWWAN else { return nil }
-            self = .wwanDenied
+            self = .wwanRefused
         } else if flags.contains(.reachable) && flags.contains(.interventionRequired) {
             self = .interventionRequired
         } else {
