@@ -88,7 +88,7 @@ final class PolicyDecisionTests: XCTestCase {
                         let expected: Accessibility
                         switch (verdict == .prohibit, referenceReachable(flags), flags.contains(.isWWAN) && !allowsWWAN, probe) {
                         case (true, _, _, _): expected = .restricted(.prohibited)
-                        case (false, false, _, _): expected = .unknown
+                        case (false, false, _, _): expected = .noNetwork
                         case (false, true, true, _): expected = .restricted(.wwanRefused)
                         case (false, true, false, .captivePortal): expected = .captive
                         case (false, true, false, .failed): expected = .restricted(.probeFailed)
@@ -110,7 +110,7 @@ final class PolicyDecisionTests: XCTestCase {
         XCTAssertEqual(Accessibility(verdict: .unicast, flags: wwan, allowsWWAN: false, probe: .answered), .restricted(.wwanRefused))
         XCTAssertEqual(Accessibility(verdict: .unicast, flags: wired, allowsWWAN: true, probe: .failed), .restricted(.probeFailed))
         XCTAssertEqual(Accessibility(verdict: .unicast, flags: wired, allowsWWAN: true, probe: .captivePortal), .captive)
-        XCTAssertEqual(Accessibility(verdict: .noRoute, flags: [], allowsWWAN: true, probe: .failed), .unknown)
+        XCTAssertEqual(Accessibility(verdict: .noRoute, flags: [], allowsWWAN: true, probe: .failed), .noNetwork)
         XCTAssertEqual(Accessibility.restricted(.wwanRefused).description, "restricted.wwanRefused")
     }
 

@@ -102,7 +102,7 @@ final class WWANSwitchAndValidationTests: XCTestCase {
                     let routed = DecisionTableTests.referenceNetworkReachable(flags.rawValue)
                     let expected: Accessibility
                     if !routed {
-                        expected = .unknown
+                        expected = .noNetwork
                     } else {
                         switch probe {
                         case .captivePortal: expected = .captive

@@ -143,8 +143,8 @@ public struct TargetEvaluation: Hashable, Sendable {
     public var isReachable: Bool { status.isReachable }
     /// The primary address's mask; `unavailable` without an answer.
     public var mask: ReachabilityMask { primary?.mask ?? .unavailable }
-    /// The primary address's accessibility; `unknown` without an answer.
-    public var accessibility: Accessibility { primary?.accessibility ?? .unknown }
+    /// The primary address's accessibility; `noNetwork` without an answer.
+    public var accessibility: Accessibility { primary?.accessibility ?? .noNetwork }
     public var isExpensive: Bool { primary?.isExpensive ?? false }
     public var isConstrained: Bool { primary?.isConstrained ?? false }
     /// nil when the path is satisfied (and for a target not evaluated yet).

@@ -27,10 +27,11 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
     case restricted(RestrictionReason)
     case captive
     /// Nothing to be restricted from: there is no usable network at all.
-    case unknown
+    /// (Not "not evaluated yet": that is ``ReachabilityStatus/unknown``.)
+    case noNetwork
 
     /// The decision, in this order: a prohibit route restricts; without a
-    /// usable network the answer is unknown; WWAN refused by policy
+    /// usable network the answer is `noNetwork`; WWAN refused by policy
     /// restricts; a captive portal is captive; a failed probe restricts;
     /// otherwise accessible (a route with no probe counts as accessible).
     @inlinable @inline(__always)
@@ -40,7 +41,7 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
         if case .prohibit? = verdict {
             self = .restricted(.prohibited)
         } else if !flags.isNetworkReachable {
-            self = .unknown
+            self = .noNetwork
         } else if flags.rawValue & wwanFlagBit != 0 && !allowsWWAN {
             self = .restricted(.wwanRefused)
         } else {
@@ -54,13 +55,13 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
 
     public var isRestricted: Bool { if case .restricted = self { return true } else { return false } }
 
-    /// `accessible`, `restricted.prohibited`, `captive`, `unknown`.
+    /// `accessible`, `restricted.prohibited`, `captive`, `noNetwork`.
     public var description: String {
         switch self {
         case .accessible: return "accessible"
         case let .restricted(reason): return "restricted.\(reason.rawValue)"
         case .captive: return "captive"
-        case .unknown: return "unknown"
+        case .noNetwork: return "noNetwork"
         }
     }
 }
