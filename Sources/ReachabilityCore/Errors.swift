@@ -42,6 +42,12 @@ public struct SystemErrno: RawRepresentable, Error, Hashable, Sendable, CustomSt
 }
 
 /// Every error the library throws. Bad input is always one of these, never a crash.
+///
+/// An enum, not a struct of codes, on purpose: the library throws it typed
+/// (`throws(ReachabilityError)`), so a `switch` over a caught error (as the
+/// `reach` command's) is checked exhaustive by the compiler and covers each
+/// failure at compile time. New cases are added only in a minor version, with
+/// a CHANGELOG entry; a `default:` clause opts out of that check.
 public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The text is neither an IPv4/IPv6 address, a host name, nor `internet`.
     case invalidTarget(String, reason: String)
@@ -56,6 +62,8 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
     /// No network namespace of that name or path.
     case unknownNamespace(String)
     /// A uid must be in 0...4294967294 (4294967295 is `(uid_t)-1`, "no uid").
+    /// Thrown when a uid is given as an untyped integer (the `reach` command's
+    /// `--uid`); ``LookupOptions/uid`` is a `UInt32` and cannot be negative.
     case invalidUID(Int64)
     /// A firewall mark must be in 0...4294967295.
     case invalidMark(Int64)

@@ -203,7 +203,7 @@ public final class ReachabilityEvaluator: Sendable {
     }
 
     /// Forgets the cached interface kinds (after links were renamed or re-created).
-    public func invalidateInterfaceCache() {
+    package func invalidateInterfaceCache() {
         session.withLock { $0.kinds.removeAll(keepingCapacity: true) }
     }
 
