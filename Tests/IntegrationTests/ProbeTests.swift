@@ -458,7 +458,7 @@ final class ProbeTests: NamespaceTestCase {
         let killed = creach_monotonic_ns()
         uplink.responder.run("route add blackhole 10.9.0.1/32")
         let offline = try XCTUnwrap(recorder.wait(for: .offline, after: 1, timeout: 5), "never offline: \(recorder.states)")
-        let detection = Double(offline.timeNanoseconds - killed) / 1e9
+        let detection = Double(offline.time.nanoseconds - killed) / 1e9
         print("tracker: offline \(String(format: "%.3f", detection)) s after the blackhole")
         XCTAssertLessThan(detection, 2.0, "interval 0.5 s, down 3: offline within 2 s")
         XCTAssertEqual(recorder.states, [.online, .disconnecting, .offline])
@@ -471,7 +471,7 @@ final class ProbeTests: NamespaceTestCase {
         let healed = creach_monotonic_ns()
         uplink.responder.run("route del blackhole 10.9.0.1/32")
         let online = try XCTUnwrap(recorder.wait(for: .online, after: 3, timeout: 5), "never back: \(recorder.states)")
-        print("tracker: online \(String(format: "%.3f", Double(online.timeNanoseconds - healed) / 1e9)) s after the repair")
+        print("tracker: online \(String(format: "%.3f", Double(online.time.nanoseconds - healed) / 1e9)) s after the repair")
         XCTAssertEqual(recorder.states, [.online, .disconnecting, .offline, .connecting, .online])
         XCTAssertEqual(online.round - recorder.all[3].round, 1, "up 2: two good rounds")
         XCTAssertEqual(online.score, 5)
@@ -502,7 +502,7 @@ final class ProbeTests: NamespaceTestCase {
             uplink.responder.run("route add blackhole 10.9.0.1/32")   // no host's answer comes back
             let offline = try XCTUnwrap(recorder.wait(for: .offline, after: 1, timeout: 12),
                                         "\(count) hosts: never offline: \(recorder.states)")
-            let detection = Double(offline.timeNanoseconds - killed) / 1e9
+            let detection = Double(offline.time.nanoseconds - killed) / 1e9
             timings.append("\(count) dead host\(count == 1 ? "" : "s"): \(String(format: "%.3f", detection)) s")
             XCTAssertLessThan(detection, bound + 0.25, "\(count) hosts: offline later than the bound \(bound) s")
             XCTAssertEqual(offline.results.count, count, "every host probed in the round")

@@ -8,8 +8,8 @@ public struct ReachabilityChange: Hashable, Sendable {
     public let previous: TargetEvaluation?
     /// The state the target had when observation began; never a change.
     public let isInitial: Bool
-    /// `CLOCK_MONOTONIC` when the monitor found this state, in nanoseconds.
-    public let timeNanoseconds: UInt64
+    /// When the monitor found this state (`CLOCK_MONOTONIC`).
+    public let time: MonotonicInstant
 
     public var status: ReachabilityStatus { evaluation.status }
     public var flags: ReachabilityFlags { evaluation.flags }
@@ -20,7 +20,7 @@ public struct ReachabilityChange: Hashable, Sendable {
     /// The same state, as the first thing a new observer sees.
     func asInitial() -> ReachabilityChange {
         ReachabilityChange(target: target, evaluation: evaluation, previous: nil, isInitial: true,
-                           timeNanoseconds: timeNanoseconds)
+                           time: time)
     }
 }
 
@@ -32,7 +32,7 @@ public struct StatusChange: Hashable, Sendable {
     /// nil for the initial status.
     public let previousStatus: ReachabilityStatus?
     public let isInitial: Bool
-    public let timeNanoseconds: UInt64
+    public let time: MonotonicInstant
 
     public var isReachable: Bool { status.isReachable }
 }
