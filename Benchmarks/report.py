@@ -263,7 +263,7 @@ two measurements of the same run (medians). Classification times are per call
 The same changes timed where each kind of observer gets them (its own
 CLOCK_MONOTONIC stamp, taken first thing in the callback or task, or as a
 `reach watch --json` line arrives on a pipe), beside the stamp the monitor
-puts on the change when it finds it (`timeNanoseconds`, `time_ns`), all in ms
+puts on the change when it finds it (`time`, `time_ns`), all in ms
 above the kernel's first message. Each kind has a monitor (or a `reach`) of
 its own with that one observer. A link is flapped by ioctl; the default route
 is moved to another uplink and back with `ip route replace`. Route churn adds

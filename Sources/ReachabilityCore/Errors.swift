@@ -4,34 +4,36 @@ internal import Glibc
 
 /// A POSIX error number, as reported by a system call or by the kernel in a
 /// netlink error message.
-public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringConvertible {
+/// (Not `Errno`: swift-system's `Errno` would make the name ambiguous in
+/// any file importing both modules.)
+public struct SystemErrno: RawRepresentable, Error, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: Int32
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// No route to the network. The corresponding C error is `ENETUNREACH`.
-    public static let networkUnreachable = Errno(rawValue: ENETUNREACH)
+    public static let networkUnreachable = SystemErrno(rawValue: ENETUNREACH)
     /// No route to the host (an `unreachable` route). The corresponding C error is `EHOSTUNREACH`.
-    public static let hostUnreachable = Errno(rawValue: EHOSTUNREACH)
+    public static let hostUnreachable = SystemErrno(rawValue: EHOSTUNREACH)
     /// Permission denied (a `prohibit` route). The corresponding C error is `EACCES`.
-    public static let permissionDenied = Errno(rawValue: EACCES)
+    public static let permissionDenied = SystemErrno(rawValue: EACCES)
     /// Invalid argument (a `blackhole` route answers this). The corresponding C error is `EINVAL`.
-    public static let invalidArgument = Errno(rawValue: EINVAL)
+    public static let invalidArgument = SystemErrno(rawValue: EINVAL)
     /// No such device. The corresponding C error is `ENODEV`.
-    public static let noSuchDevice = Errno(rawValue: ENODEV)
+    public static let noSuchDevice = SystemErrno(rawValue: ENODEV)
     /// No such file or directory. The corresponding C error is `ENOENT`.
-    public static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
+    public static let noSuchFileOrDirectory = SystemErrno(rawValue: ENOENT)
     /// Operation not permitted. The corresponding C error is `EPERM`.
-    public static let notPermitted = Errno(rawValue: EPERM)
+    public static let notPermitted = SystemErrno(rawValue: EPERM)
     /// Bad message (a malformed netlink message). The corresponding C error is `EBADMSG`.
-    public static let badMessage = Errno(rawValue: EBADMSG)
+    public static let badMessage = SystemErrno(rawValue: EBADMSG)
     /// Timed out. The corresponding C error is `ETIMEDOUT`.
-    public static let timedOut = Errno(rawValue: ETIMEDOUT)
+    public static let timedOut = SystemErrno(rawValue: ETIMEDOUT)
 
     /// The calling thread's current `errno`, read from the C library itself:
     /// Glibc's Swift overlay's `errno` would link that whole overlay into a
     /// static program (one object: its tgmath wrappers import 90 libm
     /// functions, which the dynamic linker looks up at every start).
-    static var current: Errno { Errno(rawValue: __errno_location().pointee) }
+    static var current: SystemErrno { SystemErrno(rawValue: __errno_location().pointee) }
 
     public var description: String {
         guard let text = strerror(rawValue) else { return "errno \(rawValue)" }
@@ -40,6 +42,12 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
 }
 
 /// Every error the library throws. Bad input is always one of these, never a crash.
+///
+/// An enum, not a struct of codes, on purpose: the library throws it typed
+/// (`throws(ReachabilityError)`), so a `switch` over a caught error (as the
+/// `reach` command's) is checked exhaustive by the compiler and covers each
+/// failure at compile time. New cases are added only in a minor version, with
+/// a CHANGELOG entry; a `default:` clause opts out of that check.
 public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The text is neither an IPv4/IPv6 address, a host name, nor `internet`.
     case invalidTarget(String, reason: String)
@@ -54,6 +62,8 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
     /// No network namespace of that name or path.
     case unknownNamespace(String)
     /// A uid must be in 0...4294967294 (4294967295 is `(uid_t)-1`, "no uid").
+    /// Thrown when a uid is given as an untyped integer (the `reach` command's
+    /// `--uid`); ``LookupOptions/uid`` is a `UInt32` and cannot be negative.
     case invalidUID(Int64)
     /// A firewall mark must be in 0...4294967295.
     case invalidMark(Int64)
@@ -72,7 +82,7 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
     /// in the process's own namespace need none.
     case permissionDenied(operation: String, needs: String)
     /// A system call or kernel exchange failed.
-    case system(operation: String, errno: Errno)
+    case system(operation: String, errno: SystemErrno)
 
     public var description: String {
         switch self {
@@ -98,7 +108,7 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
 extension ReachabilityError {
     /// A netlink socket could not be opened in `namespace`:
     /// EPERM there means the process may not enter it.
-    static func openingSocket(_ operation: String, in namespace: NetworkNamespace, errno: Errno) -> ReachabilityError {
+    static func openingSocket(_ operation: String, in namespace: NetworkNamespace, errno: SystemErrno) -> ReachabilityError {
         guard errno == .notPermitted, case let .some(name) = namespace.argument else {
             return .system(operation: operation, errno: errno)
         }

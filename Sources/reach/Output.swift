@@ -17,7 +17,7 @@ func jsonFields(of answer: AddressEvaluation?) -> [(String, JSON)] {
         ("status", .string(status.description)),
         ("networkStatus", .string(NetworkStatus(flags: flags).rawValue)),
         ("pathStatus", .string((answer?.pathStatus ?? .unsatisfied).rawValue)),
-        ("accessibility", .string((answer?.accessibility ?? .unknown).description)),
+        ("accessibility", .string((answer?.accessibility ?? .noNetwork).description)),
         ("mask", .string((answer?.mask ?? .unavailable).description)),
         ("maskBits", .int(Int64((answer?.mask ?? .unavailable).rawValue))),
         ("isExpensive", .bool(answer?.isExpensive ?? false)),
@@ -52,7 +52,7 @@ extension AddressEvaluation {
         parts.append("route \(route.verdict.rawValue)")
         if let errno = route.errno { parts.append("(\(errno))") }
         if route.errno == nil || route.verdict == .throw { parts.append("table \(route.table)") }
-        if accessibility != .accessible && accessibility != .unknown { parts.append(accessibility.description) }
+        if accessibility != .accessible && accessibility != .noNetwork { parts.append(accessibility.description) }
         return parts.joined(separator: "  ")
     }
 }

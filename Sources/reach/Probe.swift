@@ -173,7 +173,7 @@ extension ProbeOutcome {
     }
 
     var dnsRcode: Int? { if case let .noAddress(rcode) = self { return rcode } else { return nil } }
-    var errno: Errno? { if case let .unreachable(errno) = self { return errno } else { return nil } }
+    var errno: SystemErrno? { if case let .unreachable(errno) = self { return errno } else { return nil } }
 }
 
 extension String {

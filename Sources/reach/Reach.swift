@@ -127,7 +127,7 @@ struct PolicyArguments: ParsableArguments {
     @Option(name: .customLong("allow-wwan"), help: "Whether WWAN (cellular) may be used: true (the default) or false. Refused WWAN is 'restricted.wwanRefused'.")
     var allowWWAN: Bool?
 
-    @Flag(name: .customLong("no-wwan"), help: "WWAN (cellular) may not be used: a target reachable only over WWAN is not reachable (exit 1), its mask wwanRefused, its reason wwanDenied.")
+    @Flag(name: .customLong("no-wwan"), help: "WWAN (cellular) may not be used: a target reachable only over WWAN is not reachable (exit 1), its mask wwanRefused, its reason wwanRefused.")
     var noWWAN = false
 
     @Option(help: ArgumentHelp("Interfaces (glob) to use sparingly, like Low Data Mode: isConstrained; repeatable.", valueName: "GLOB"))

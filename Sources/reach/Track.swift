@@ -126,7 +126,7 @@ extension TrackerEvent {
             ("initial", .bool(isInitial)),
             ("score", .int(Int64(score))),
             ("round", .int(Int64(round))),
-            ("time_ns", .int(Int64(clamping: timeNanoseconds))),
+            ("time_ns", .int(Int64(clamping: time.nanoseconds))),
             ("probes", .array(results.map { result in
                 .object([
                     ("address", .string(result.address.description)),
@@ -141,7 +141,7 @@ extension TrackerEvent {
 
     /// `12.345678  wan0  offline  (was disconnecting)  score 0  round 7  10.9.0.2 timed-out`
     var humanLine: String {
-        var parts = [monotonicStamp(timeNanoseconds), interface, state.rawValue]
+        var parts = [monotonicStamp(time.nanoseconds), interface, state.rawValue]
         parts.append(previous.map { "(was \($0.rawValue))" } ?? "(initial)")
         parts.append("score \(score)")
         parts.append("round \(round)")

@@ -146,7 +146,7 @@ struct Wait: AsyncParsableCommand {
 extension ReachabilityChange {
     var json: JSON {
         guard case let .object(fields) = evaluation.json else { return evaluation.json }
-        return .object(fields + [("time_ns", .int(Int64(clamping: timeNanoseconds))), ("initial", .bool(isInitial))])
+        return .object(fields + [("time_ns", .int(Int64(clamping: time.nanoseconds))), ("initial", .bool(isInitial))])
     }
 
     /// `watch`'s lines for this change (`Watch`'s discussion states the
@@ -168,7 +168,7 @@ extension ReachabilityChange {
     var humanLines: [String] {
         let lines = evaluation.humanLines
         if !isInitial, let previous, previous.humanLines == lines { return [] }
-        return ["\(monotonicStamp(timeNanoseconds))  \(isInitial ? "initial" : "changed")  \(lines.first ?? "")"] + lines.dropFirst()
+        return ["\(monotonicStamp(time.nanoseconds))  \(isInitial ? "initial" : "changed")  \(lines.first ?? "")"] + lines.dropFirst()
     }
 }
 

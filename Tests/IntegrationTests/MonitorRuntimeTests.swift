@@ -88,7 +88,7 @@ final class MonitorRuntimeTests: NamespaceTestCase {
         let delays = Mutex<[(interface: String?, late: UInt64)]>([])
         monitor.onChange { change in
             let now = creach_monotonic_ns()
-            if !change.isInitial { delays.withLock { $0.append((change.interface, now &- change.timeNanoseconds)) } }
+            if !change.isInitial { delays.withLock { $0.append((change.interface, now &- change.time.nanoseconds)) } }
         }
         try monitor.start()
         XCTAssertTrue(eventually(timeout: 5) { monitor.currentEvaluations.first?.isEvaluated == true })

@@ -127,7 +127,7 @@ final class MonitorTests: NamespaceTestCase {
         XCTAssertEqual(first.status, .notReachable)
         XCTAssertEqual(first.previous?.status, .reachable(.wired))
         XCTAssertFalse(first.isInitial)
-        let latency = Double(first.timeNanoseconds &- downAt) / 1e6
+        let latency = Double(first.time.nanoseconds &- downAt) / 1e6
         print("link down → change: \(String(format: "%.3f", latency)) ms")
         XCTAssertLessThan(latency, 100, "link down was reported after \(latency) ms")
         assertNoMoreChanges(recorder, than: 1, "after link down:")

@@ -48,7 +48,7 @@ final class PrivilegeTests: NamespaceTestCase {
         XCTAssertTrue(plain.allSatisfy { $0.contains("status=reachable.wired") && $0.contains("interface=va") }, "\(plain)")
         let marked = try answers(try reachWithoutCapabilities(["check", "192.0.2.1", "--mark", "7", "--json"], in: ns))
         XCTAssertEqual(marked.count, 1)
-        XCTAssertTrue(marked.first?.contains("accessibility=restricted.routeProhibited") ?? false, "\(marked)")
+        XCTAssertTrue(marked.first?.contains("accessibility=restricted.prohibited") ?? false, "\(marked)")
     }
 
     func testMonitoringNeedsNoCapabilities() throws {

@@ -43,7 +43,7 @@ final class SemanticsTests: NamespaceTestCase {
         XCTAssertEqual(refused.networkStatus, .reachableViaWWAN, "the Apple sample's view keeps the kernel's truth")
         XCTAssertEqual(refused.mask, .wwanRefused)
         XCTAssertEqual(refused.pathStatus, .unsatisfied)
-        XCTAssertEqual(refused.unsatisfiedReason, .wwanDenied)
+        XCTAssertEqual(refused.unsatisfiedReason, .wwanRefused)
         XCTAssertEqual(refused.status, .notReachable, "what an app acts on")
         XCTAssertFalse(refused.isReachable)
         XCTAssertEqual(refused.accessibility, .restricted(.wwanRefused))
@@ -59,7 +59,7 @@ final class SemanticsTests: NamespaceTestCase {
         let json = try jsonObject(refused.stdout)
         XCTAssertEqual(json["status"] as? String, "notReachable")
         XCTAssertEqual(json["reachable"] as? Bool, false)
-        XCTAssertEqual(json["unsatisfiedReason"] as? String, "wwanDenied")
+        XCTAssertEqual(json["unsatisfiedReason"] as? String, "wwanRefused")
         XCTAssertEqual(json["pathStatus"] as? String, "unsatisfied")
         XCTAssertEqual(json["networkStatus"] as? String, "reachableViaWWAN")
         XCTAssertEqual(json["flagString"] as? String, "WR ------d")
@@ -86,7 +86,7 @@ final class SemanticsTests: NamespaceTestCase {
         let off = changes(of: "10.20.0.5", recorder)
         XCTAssertEqual(off.count, 1, "\(off)")
         XCTAssertEqual(off.first?.status, .notReachable)
-        XCTAssertEqual(off.first?.evaluation.unsatisfiedReason, .wwanDenied)
+        XCTAssertEqual(off.first?.evaluation.unsatisfiedReason, .wwanRefused)
         XCTAssertEqual(changes(of: "10.1.0.5", recorder).count, 0, "the wired target is not affected")
         let unreachable = statuses.withLock { $0.filter { !$0.isInitial } }
         XCTAssertEqual(unreachable.map(\.target.description), ["10.20.0.5"], "whenUnreachable once, for the WWAN target")
@@ -113,7 +113,7 @@ final class SemanticsTests: NamespaceTestCase {
 
         ReachabilityPolicy.processDefault.allowsWWAN = false
         XCTAssertTrue(recorder.wait(timeout: 5) { _ in self.changes(of: "10.20.0.5", recorder).count == 1 })
-        XCTAssertEqual(changes(of: "10.20.0.5", recorder).last?.evaluation.unsatisfiedReason, .wwanDenied)
+        XCTAssertEqual(changes(of: "10.20.0.5", recorder).last?.evaluation.unsatisfiedReason, .wwanRefused)
         XCTAssertEqual(following.policy.allowsWWAN, false)
         passBarrier("10.250.0.1", in: ns, ownRecorder)
         XCTAssertEqual(changes(of: "10.20.0.5", ownRecorder).count, 0, "a monitor given its own policy keeps it")

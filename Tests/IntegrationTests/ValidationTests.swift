@@ -156,7 +156,7 @@ final class ValidationTests: NamespaceTestCase {
         watch.terminate()
         for line in lines { print("reach watch --validate: \(line)") }
         let objects = try lines.map { try jsonObject($0) }
-        XCTAssertEqual(objects.map { $0["accessibility"] as? String }, ["accessible", "captive", "accessible", "unknown"])
+        XCTAssertEqual(objects.map { $0["accessibility"] as? String }, ["accessible", "captive", "accessible", "noNetwork"])
         XCTAssertEqual(objects.map { $0["flagString"] as? String }, ["-R ------d", "-R ---i--d", "-R ------d", "-- -------"])
         let probe = try XCTUnwrap(objects[1]["probe"] as? [String: Any])
         XCTAssertEqual(probe["httpStatus"] as? Int, 302)

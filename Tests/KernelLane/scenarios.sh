@@ -156,8 +156,8 @@ ppp_serial)
     expect "$(has_flag isWWAN) and $(has_flag transientConnection)" "isWWAN and transientConnection (WR t)"
     expect '.isExpensive' "WWAN is expensive"
     ask check --netns kl-gw --modem '/dev/pts/[0-9]*' --no-wwan 10.64.0.1
-    expect '.mask == "wwanRefused" and .unsatisfiedReason == "wwanDenied" and .pathStatus == "unsatisfied"' \
-        "the WWAN switch: mask wwanRefused, unsatisfied (wwanDenied)"
+    expect '.mask == "wwanRefused" and .unsatisfiedReason == "wwanRefused" and .pathStatus == "unsatisfied"' \
+        "the WWAN switch: mask wwanRefused, unsatisfied (wwanRefused)"
     expect '.status == "notReachable" and (.reachable | not) and .flagString == "WR t-----d"' \
         "the WWAN switch: not reachable for the app, the kernel's flags kept"
     rc=0; "$REACH" check --netns kl-gw --modem '/dev/pts/[0-9]*' --no-wwan 10.64.0.1 >/dev/null || rc=$?

@@ -19,8 +19,8 @@ final class EnumDescriptionTests: XCTestCase {
                     ["gsm", "gprs", "edge", "cdma1x", "umts", "hsdpa", "hsupa", "hspa", "hspaPlus", "evdo", "tdscdma", "evdoRevA", "evdoRevB",
                      "ehrpd", "lte", "nrNSA", "nr"])
         assertNames(ProbeVerdict.allCases, ["notProbed", "answered", "failed", "captivePortal"])
-        assertNames(RestrictionReason.allCases, ["routeProhibited", "wwanRefused", "probeFailed"])
-        assertNames(UnsatisfiedReason.allCases, ["notAvailable", "prohibited", "wwanDenied", "interventionRequired"])
+        assertNames(RestrictionReason.allCases, ["prohibited", "wwanRefused", "probeFailed"])
+        assertNames(UnsatisfiedReason.allCases, ["notAvailable", "prohibited", "wwanRefused", "interventionRequired"])
         assertNames([OperState.unknown, .notPresent, .down, .lowerLayerDown, .testing, .dormant, .up],
                     ["unknown", "notPresent", "down", "lowerLayerDown", "testing", "dormant", "up"])
         assertNames([RouteVerdict.unicast, .local, .broadcast, .multicast, .anycast, .unreachable, .blackhole, .prohibit,

@@ -41,7 +41,7 @@ final class KernelFlagsTests: XCTestCase {
         for (errno, verdict) in cases {
             let answer = route(error: errno)
             XCTAssertEqual(answer.verdict, verdict)
-            XCTAssertEqual(answer.errno, Errno(rawValue: errno))
+            XCTAssertEqual(answer.errno, SystemErrno(rawValue: errno))
             XCTAssertNil(answer.interfaceIndex)
             XCTAssertEqual(ReachabilityFlags(route: answer, link: nil, kind: nil), [])
         }

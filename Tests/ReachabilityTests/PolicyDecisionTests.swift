@@ -87,8 +87,8 @@ final class PolicyDecisionTests: XCTestCase {
                         // The rules, in the order the issue lists them.
                         let expected: Accessibility
                         switch (verdict == .prohibit, referenceReachable(flags), flags.contains(.isWWAN) && !allowsWWAN, probe) {
-                        case (true, _, _, _): expected = .restricted(.routeProhibited)
-                        case (false, false, _, _): expected = .unknown
+                        case (true, _, _, _): expected = .restricted(.prohibited)
+                        case (false, false, _, _): expected = .noNetwork
                         case (false, true, true, _): expected = .restricted(.wwanRefused)
                         case (false, true, false, .captivePortal): expected = .captive
                         case (false, true, false, .failed): expected = .restricted(.probeFailed)
@@ -106,11 +106,11 @@ final class PolicyDecisionTests: XCTestCase {
         let wired: ReachabilityFlags = [.reachable]
         let wwan: ReachabilityFlags = [.reachable, .isWWAN]
         XCTAssertEqual(Accessibility(verdict: .unicast, flags: wired, allowsWWAN: false, probe: .notProbed), .accessible)
-        XCTAssertEqual(Accessibility(verdict: .prohibit, flags: [], allowsWWAN: true, probe: .notProbed), .restricted(.routeProhibited))
+        XCTAssertEqual(Accessibility(verdict: .prohibit, flags: [], allowsWWAN: true, probe: .notProbed), .restricted(.prohibited))
         XCTAssertEqual(Accessibility(verdict: .unicast, flags: wwan, allowsWWAN: false, probe: .answered), .restricted(.wwanRefused))
         XCTAssertEqual(Accessibility(verdict: .unicast, flags: wired, allowsWWAN: true, probe: .failed), .restricted(.probeFailed))
         XCTAssertEqual(Accessibility(verdict: .unicast, flags: wired, allowsWWAN: true, probe: .captivePortal), .captive)
-        XCTAssertEqual(Accessibility(verdict: .noRoute, flags: [], allowsWWAN: true, probe: .failed), .unknown)
+        XCTAssertEqual(Accessibility(verdict: .noRoute, flags: [], allowsWWAN: true, probe: .failed), .noNetwork)
         XCTAssertEqual(Accessibility.restricted(.wwanRefused).description, "restricted.wwanRefused")
     }
 
@@ -124,7 +124,7 @@ final class PolicyDecisionTests: XCTestCase {
                     if verdict == .prohibit {
                         expected = .prohibited
                     } else if referenceReachable(flags) && flags.contains(.isWWAN) && !allowsWWAN {
-                        expected = .wwanDenied
+                        expected = .wwanRefused
                     } else if flags.contains(.reachable) && flags.contains(.interventionRequired) {
                         // A dormant link or a captive portal alike (README audit, issue 30).
                         expected = .interventionRequired

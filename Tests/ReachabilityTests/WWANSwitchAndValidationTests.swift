@@ -51,12 +51,12 @@ final class WWANSwitchAndValidationTests: XCTestCase {
                     if isRefused {
                         refused += 1
                         XCTAssertEqual(e.mask, .wwanRefused, context)
-                        XCTAssertEqual(e.unsatisfiedReason, .wwanDenied, context)
+                        XCTAssertEqual(e.unsatisfiedReason, .wwanRefused, context)
                         XCTAssertEqual(e.pathStatus, .unsatisfied, context)
                         XCTAssertEqual(e.status, .notReachable, context)
                         XCTAssertEqual(e.accessibility, .restricted(.wwanRefused), context)
                     } else {
-                        XCTAssertNotEqual(e.unsatisfiedReason, .wwanDenied, context)
+                        XCTAssertNotEqual(e.unsatisfiedReason, .wwanRefused, context)
                         XCTAssertEqual(e.status, ReachabilityStatus(flags: truth, kind: kind), context)
                         XCTAssertEqual(e.pathStatus, PathStatus(flags: truth), context)
                     }
@@ -90,7 +90,7 @@ final class WWANSwitchAndValidationTests: XCTestCase {
         let onlyWWAN = TargetEvaluation(target: .internet, addresses: [wwan])
         XCTAssertEqual(onlyWWAN.primary?.address, wwan.address, "refused, but the kernel routes it: it stands for the target")
         XCTAssertEqual(onlyWWAN.status, .notReachable)
-        XCTAssertEqual(onlyWWAN.unsatisfiedReason, .wwanDenied)
+        XCTAssertEqual(onlyWWAN.unsatisfiedReason, .wwanRefused)
         XCTAssertEqual(onlyWWAN.networkStatus, .reachableViaWWAN)
         XCTAssertEqual(onlyWWAN.flags, [.reachable, .isWWAN])
     }
@@ -109,7 +109,7 @@ final class WWANSwitchAndValidationTests: XCTestCase {
                     let routed = DecisionTableTests.referenceNetworkReachable(flags.rawValue)
                     let expected: Accessibility
                     if !routed {
-                        expected = .unknown
+                        expected = .noNetwork
                     } else {
                         switch probe {
                         case .captivePortal: expected = .captive
@@ -130,7 +130,7 @@ final class WWANSwitchAndValidationTests: XCTestCase {
     /// `unsatisfied` with the reason `interventionRequired` — Apple's
     /// `requiresConnection` is for a path a new connection may activate,
     /// and none does here: the user must act. A WWAN path the switch refuses
-    /// keeps `wwanDenied`, a prohibit route `prohibited`.
+    /// keeps `wwanRefused`, a prohibit route `prohibited`.
     func testInterventionRequiredIsOneNWPathAnswerWhateverItsSource() {
         let dormant = answer([.reachable, .connectionRequired, .interventionRequired, .isDirect], kind: .wifi, allowsWWAN: true)
         let captive = answer([.reachable, .isDirect], kind: .wifi, allowsWWAN: true, probe: .captivePortal)
@@ -146,7 +146,7 @@ final class WWANSwitchAndValidationTests: XCTestCase {
                     let context = "flags \(flags) allowsWWAN \(allowsWWAN) probe \(probe)"
                     XCTAssertEqual(e.pathStatus, .unsatisfied, context)
                     let refused = flags.contains(.isWWAN) && !allowsWWAN && flags.isNetworkReachable
-                    XCTAssertEqual(e.unsatisfiedReason, refused ? .wwanDenied : .interventionRequired, context)
+                    XCTAssertEqual(e.unsatisfiedReason, refused ? .wwanRefused : .interventionRequired, context)
                 }
             }
         }

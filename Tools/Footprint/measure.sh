@@ -125,7 +125,7 @@ if [ "${1:-}" = "--check" ]; then
         exit 1
     fi
     if [ "$overlay" -ne 0 ]; then
-        echo "footprint: ReachabilityCore links Glibc's Swift overlay (read errno with Errno.current, call variadic C functions through CReachability)" >&2
+        echo "footprint: ReachabilityCore links Glibc's Swift overlay (read errno with SystemErrno.current, call variadic C functions through CReachability)" >&2
         exit 1
     fi
     if [ "$added_kb" -gt "$max" ]; then

@@ -574,7 +574,7 @@ enum DeliveryKind: String, CaseIterable, Sendable {
 struct Delivery: Sendable {
     /// CLOCK_MONOTONIC when the observer got it, in nanoseconds.
     var received: UInt64
-    /// The monitor's own stamp of the change (`timeNanoseconds`; `time_ns` of
+    /// The monitor's own stamp of the change (`time`; `time_ns` of
     /// `reach`): where it was found, which is what the old figure measured.
     var evaluated: UInt64
     var isInitial: Bool
@@ -585,7 +585,7 @@ struct Delivery: Sendable {
 
 extension Delivery {
     init(_ change: ReachabilityChange, received: UInt64) {
-        self.init(received: received, evaluated: change.timeNanoseconds, isInitial: change.isInitial,
+        self.init(received: received, evaluated: change.time.nanoseconds, isInitial: change.isInitial,
                   isReachable: change.isReachable, interface: change.interface)
     }
 
@@ -695,7 +695,7 @@ final class Observer {
             monitor.onChange(on: .dispatch(DispatchQueue(label: "reach-bench.internet"))) { reported in
                 let received = monotonicNanoseconds()
                 let interfaces = reported.evaluation.availableInterfaces
-                recorder.record(Delivery(received: received, evaluated: reported.timeNanoseconds, isInitial: reported.isInitial,
+                recorder.record(Delivery(received: received, evaluated: reported.time.nanoseconds, isInitial: reported.isInitial,
                                          isReachable: interfaces.contains { $0.name == "va" }
                                              && (!reported.isInitial || reported.isReachable),
                                          interface: interfaces.first?.name))
@@ -941,7 +941,7 @@ final class RouteChurn: @unchecked Sendable {
 /// monitor's stamp and the observer's receipt, in ms above the kernel's
 /// first message.
 struct DeliveryResult {
-    /// The monitor's stamp (`timeNanoseconds`, or `time_ns` of `reach`).
+    /// The monitor's stamp (`time`, or `time_ns` of `reach`).
     var evaluation: [Step: [Double]] = [:]
     /// The observer's stamp when it received the change.
     var delivery: [Step: [Double]] = [:]
@@ -1122,8 +1122,8 @@ func childRSS(namespace: String) throws {
     guard let initial = recorder.wait(timeout: 10, until: { $0.filter(\.isInitial).count >= 2 }) else {
         throw BenchmarkError("child: no initial state for both targets within 10 s")
     }
-    let first = initial.filter(\.isInitial).map(\.timeNanoseconds).min()!
-    let last = initial.filter(\.isInitial).map(\.timeNanoseconds).max()!
+    let first = initial.filter(\.isInitial).map(\.time.nanoseconds).min()!
+    let last = initial.filter(\.isInitial).map(\.time.nanoseconds).max()!
     let startMilliseconds = milliseconds(last &- t0)
     let resident = residentKilobytes()
     for change in initial where !change.isReachable {

@@ -36,7 +36,10 @@ final class ExporterMetrics: Sendable {
     private let state = Mutex<(generation: UInt64, rendered: UInt64, bytes: ByteBuffer)>((1, 0, ByteBuffer()))
 
     static let statuses = ["unknown", "notReachable"] + InterfaceKind.allCases.map { "reachable.\($0.rawValue)" }
-    static let accessibilities = ["accessible", "captive", "unknown"] + RestrictionReason.allCases.map { "restricted.\($0.rawValue)" }
+    /// `unknown` is the exporter's own "not evaluated yet" (as the status's
+    /// `unknown`), set until a target's first answer; `noNetwork` is the
+    /// library's `Accessibility.noNetwork` (no usable network at all).
+    static let accessibilities = ["unknown", "accessible", "captive", "noNetwork"] + RestrictionReason.allCases.map { "restricted.\($0.rawValue)" }
     /// Probe RTT buckets (seconds): a LAN gateway to a satellite link.
     static let rttBuckets: [Duration] = [.milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
                                          .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),

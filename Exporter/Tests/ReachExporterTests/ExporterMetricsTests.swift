@@ -21,12 +21,12 @@ final class ExporterMetricsTests: XCTestCase {
                                         route: route, link: reachable ? link : nil,
                                         kind: reachable ? .wired : nil, policy: ReachabilityPolicy(), radio: nil)
         return ReachabilityChange(target: target, evaluation: TargetEvaluation(target: target, addresses: [address]),
-                                  previous: nil, isInitial: false, timeNanoseconds: 0)
+                                  previous: nil, isInitial: false, time: MonotonicInstant(nanoseconds: 0))
     }
 
     func event(_ state: UplinkState) -> TrackerEvent {
         TrackerEvent(interface: "wan0", state: state, previous: state == .online ? .offline : .online,
-                     score: state == .online ? 5 : 0, round: 1, results: [], error: nil, timeNanoseconds: 0)
+                     score: state == .online ? 5 : 0, round: 1, results: [], error: nil, time: MonotonicInstant(nanoseconds: 0))
     }
 
     /// How many series of `family` are at 1 in an exposition.

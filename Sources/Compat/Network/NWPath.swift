@@ -93,7 +93,7 @@ public struct NWPath: Equatable, Sendable, CustomDebugStringConvertible {
         }
         let used = status == .satisfied ? evaluation.primary?.interfaceKind.map(NWInterface.InterfaceType.init) : nil
         self.init(status: status,
-                  unsatisfiedReason: evaluation.unsatisfiedReason == .wwanDenied ? .cellularDenied : .notAvailable,
+                  unsatisfiedReason: evaluation.unsatisfiedReason == .wwanRefused ? .cellularDenied : .notAvailable,
                   availableInterfaces: evaluation.availableInterfaces.map(NWInterface.init).filter { allows($0.type) },
                   isExpensive: evaluation.isExpensive, isConstrained: evaluation.isConstrained,
                   supportsIPv4: evaluation.supportsIPv4, supportsIPv6: evaluation.supportsIPv6,

@@ -104,7 +104,7 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
 
     static func flags(_ kernel: ReachabilityFlags, _ reason: UnsatisfiedReason?) -> SCNetworkReachabilityFlags {
         var flags = SCNetworkReachabilityFlags(kernel)
-        if reason == .wwanDenied { flags.remove(.reachable) }
+        if reason == .wwanRefused { flags.remove(.reachable) }
         return flags
     }
 

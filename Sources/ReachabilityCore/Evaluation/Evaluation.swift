@@ -30,16 +30,16 @@ public struct AddressEvaluation: Hashable, Sendable {
     /// `allowsCellularConnection = false` gives `.unavailable`). The raw
     /// `flags` and `networkStatus` keep the kernel's truth.
     public var status: ReachabilityStatus {
-        unsatisfiedReason == .wwanDenied ? .notReachable : ReachabilityStatus(flags: flags, kind: interfaceKind ?? .other)
+        unsatisfiedReason == .wwanRefused ? .notReachable : ReachabilityStatus(flags: flags, kind: interfaceKind ?? .other)
     }
     /// The Apple sample's three states, from the kernel's flags alone (as
     /// SLReachability keeps its `reachStatus` when WWAN is refused).
     public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
     /// NWPath's status: `unsatisfied` when the WWAN switch refuses the path
-    /// (with `unsatisfiedReason == .wwanDenied`, NWPath's `cellularDenied`),
+    /// (with `unsatisfiedReason == .wwanRefused`, NWPath's `cellularDenied`),
     /// and when intervention is required, from a dormant link or a captive
     /// portal alike (`.interventionRequired`; see `PathStatus`).
-    public var pathStatus: PathStatus { unsatisfiedReason == .wwanDenied ? .unsatisfied : PathStatus(flags: flags) }
+    public var pathStatus: PathStatus { unsatisfiedReason == .wwanRefused ? .unsatisfied : PathStatus(flags: flags) }
 }
 
 extension AddressEvaluation {
@@ -145,8 +145,8 @@ public struct TargetEvaluation: Hashable, Sendable {
     public var isReachable: Bool { status.isReachable }
     /// The primary address's mask; `unavailable` without an answer.
     public var mask: ReachabilityMask { primary?.mask ?? .unavailable }
-    /// The primary address's accessibility; `unknown` without an answer.
-    public var accessibility: Accessibility { primary?.accessibility ?? .unknown }
+    /// The primary address's accessibility; `noNetwork` without an answer.
+    public var accessibility: Accessibility { primary?.accessibility ?? .noNetwork }
     public var isExpensive: Bool { primary?.isExpensive ?? false }
     public var isConstrained: Bool { primary?.isConstrained ?? false }
     /// nil when the path is satisfied (and for a target not evaluated yet).

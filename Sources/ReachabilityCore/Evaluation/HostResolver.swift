@@ -206,7 +206,7 @@ package enum HostResolver {
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, nil, &hints, &list)
         guard rc == 0 else {
-            let reason = rc == EAI_SYSTEM ? Errno.current.description : String(cString: gai_strerror(rc))
+            let reason = rc == EAI_SYSTEM ? SystemErrno.current.description : String(cString: gai_strerror(rc))
             throw .resolutionFailed(host: host, reason: reason)
         }
         defer { freeaddrinfo(list) }

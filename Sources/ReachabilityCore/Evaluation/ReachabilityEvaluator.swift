@@ -180,7 +180,7 @@ public final class ReachabilityEvaluator: Sendable {
             (session) throws(ReachabilityError) -> ([NetworkInterface], Bool, [IPAddress]) in
             if session.pathFactsFailures > 0 {
                 session.pathFactsFailures -= 1
-                throw .system(operation: "dump links (injected)", errno: Errno(rawValue: EIO))
+                throw .system(operation: "dump links (injected)", errno: SystemErrno(rawValue: EIO))
             }
             let links = try dumpLinks(in: &session)
             let interfaces = links.filter { $0.isOperational && !$0.isLoopback }.map { link in
@@ -203,7 +203,7 @@ public final class ReachabilityEvaluator: Sendable {
     }
 
     /// Forgets the cached interface kinds (after links were renamed or re-created).
-    public func invalidateInterfaceCache() {
+    package func invalidateInterfaceCache() {
         session.withLock { $0.kinds.removeAll(keepingCapacity: true) }
     }
 
@@ -276,7 +276,7 @@ public final class ReachabilityEvaluator: Sendable {
                                      _ attempt: () -> Int32) throws(ReachabilityError) {
         for count in 1...attempts {
             if attempt() >= 0 { return }
-            let error = Errno.current
+            let error = SystemErrno.current
             guard error.rawValue == EAGAIN, count < attempts else {
                 throw .system(operation: error.rawValue == EAGAIN ? "\(operation) (interrupted \(attempts) times by changes)" : operation,
                               errno: error)
@@ -361,7 +361,7 @@ public final class ReachabilityEvaluator: Sendable {
     private func link(index: Int32, in session: inout Session) throws(ReachabilityError) -> LinkState? {
         var link = creach_link()
         guard creach_link_get(&session.netlink, index, nil, session.buffer, Int(CREACH_REPLY_BUFSIZ), &link) == 0 else {
-            let error = Errno.current
+            let error = SystemErrno.current
             if error == .noSuchDevice { return nil }
             throw .system(operation: "RTM_GETLINK \(index)", errno: error)
         }
@@ -372,7 +372,7 @@ public final class ReachabilityEvaluator: Sendable {
     private func interfaceIndex(named name: String, in session: inout Session) throws(ReachabilityError) -> Int32 {
         var link = creach_link()
         guard creach_link_get(&session.netlink, 0, name, session.buffer, Int(CREACH_REPLY_BUFSIZ), &link) == 0 else {
-            let error = Errno.current
+            let error = SystemErrno.current
             if error == .noSuchDevice { throw .unknownInterface(name) }
             throw .system(operation: "RTM_GETLINK \(name)", errno: error)
         }

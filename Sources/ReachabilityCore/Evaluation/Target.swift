@@ -79,8 +79,11 @@ public struct LookupOptions: Hashable, Sendable {
         self.uid = uid; self.mark = mark; self.interface = interface; self.source = source
     }
 
-    /// Options from untyped input (a CLI, a configuration file), validated.
-    public static func validated(uid: Int64?, mark: Int64?, interface: String?, source: String? = nil) throws(ReachabilityError) -> LookupOptions {
+    /// Options from untyped input (the `reach` command's options), validated:
+    /// throws ``ReachabilityError/invalidUID(_:)``, ``ReachabilityError/invalidMark(_:)``,
+    /// an interface or address error. Package API: a program builds
+    /// ``LookupOptions`` from typed values with ``init(uid:mark:interface:source:)``.
+    package static func validated(uid: Int64?, mark: Int64?, interface: String?, source: String? = nil) throws(ReachabilityError) -> LookupOptions {
         var options = LookupOptions()
         try options.setValidated(uid: uid, mark: mark, interface: interface, source: source)
         return options

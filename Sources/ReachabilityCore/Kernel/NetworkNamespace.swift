@@ -58,7 +58,7 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
         guard let argument else { return -1 }
         let fd = creach_netns_open(argument)
         guard fd >= 0 else {
-            let error = Errno.current
+            let error = SystemErrno.current
             if error == .noSuchFileOrDirectory || error.rawValue == ENOTDIR { throw .unknownNamespace(argument) }
             if error == .permissionDenied || error == .notPermitted {
                 throw .permissionDenied(operation: "open network namespace '\(argument)'", needs: enterHint)

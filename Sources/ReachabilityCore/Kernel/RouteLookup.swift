@@ -48,12 +48,12 @@ public struct RouteLookup: Hashable, Sendable {
     /// no `RTA_PREFSRC`); nil when the lookup was refused.
     public let preferredSource: IPAddress?
     /// The kernel's errno when it refused the lookup.
-    public let errno: Errno?
+    public let errno: SystemErrno?
 
     /// A lookup's answer from its parts, as the kernel would give it: for
     /// code that decides from facts it has (tests, simulations).
     public init(verdict: RouteVerdict, family: IPAddress.Family, table: UInt32 = 254, interfaceIndex: Int32? = nil,
-                gateway: IPAddress? = nil, preferredSource: IPAddress? = nil, errno: Errno? = nil) {
+                gateway: IPAddress? = nil, preferredSource: IPAddress? = nil, errno: SystemErrno? = nil) {
         self.verdict = verdict; self.family = family; self.table = table; self.interfaceIndex = interfaceIndex
         self.gateway = gateway; self.preferredSource = preferredSource; self.errno = errno
     }
@@ -67,7 +67,7 @@ public struct RouteLookup: Hashable, Sendable {
         if route.error != 0 {
             let thrown = route.error == ENETUNREACH ? throwTable : nil
             verdict = thrown != nil ? .throw : RouteVerdict(refusal: route.error)
-            errno = Errno(rawValue: route.error)
+            errno = SystemErrno(rawValue: route.error)
             table = thrown ?? 0; interfaceIndex = nil; gateway = nil; preferredSource = nil
             return
         }

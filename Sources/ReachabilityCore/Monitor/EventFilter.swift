@@ -142,7 +142,7 @@ struct EventFilter {
         var address = creach_addr()
         guard creach_parse_addr(message, length, &address) == 0 else {
             // Another family (the classifier counts it as other) or broken bytes.
-            if Errno.current.rawValue == EPROTO { verdict.ignored += 1 } else { verdict.link += 1 }
+            if SystemErrno.current.rawValue == EPROTO { verdict.ignored += 1 } else { verdict.link += 1 }
             return
         }
         let key = AddressKey(address)

@@ -57,7 +57,7 @@ final class EventSource: @unchecked Sendable {
         }
         if let size = configuration.receiveBufferSize {
             guard creach_nl_set_rcvbuf(&socket, Int32(clamping: size)) >= 0 else {
-                let error = Errno.current
+                let error = SystemErrno.current
                 creach_nl_close(&socket)
                 throw .system(operation: "SO_RCVBUF \(size)", errno: error)
             }
@@ -150,7 +150,7 @@ final class EventSource: @unchecked Sendable {
             let n = creach_nl_recv_event(&socket, buffer, bufferSize)
             if n == 0 { return }
             if n < 0 {
-                switch Errno.current.rawValue {
+                switch SystemErrno.current.rawValue {
                 case ENOBUFS: burst.overflows += 1           // events were lost: everything is evaluated again
                 case ENOSPC, EBADMSG: burst.unreadable += 1  // this datagram is lost
                 case ENOMSG: break                           // another sender's, dropped (counted by the socket)

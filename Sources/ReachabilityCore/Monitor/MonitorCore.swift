@@ -234,7 +234,7 @@ final class MonitorCore: Sendable {
                     status = MonitorCore.initialStatus(change)
                 } else if previousStatus != change.status {
                     status = StatusChange(target: change.target, status: change.status, previousStatus: previousStatus,
-                                          isInitial: false, timeNanoseconds: change.timeNanoseconds)
+                                          isInitial: false, time: change.time)
                 } else {
                     status = nil
                 }
@@ -251,13 +251,13 @@ final class MonitorCore: Sendable {
         shared.withLock { shared in
             guard shared.generation == generation, let latest = shared.latest[index] else { return }
             shared.latest[index] = ReachabilityChange(target: latest.target, evaluation: evaluation, previous: latest.previous,
-                                                      isInitial: latest.isInitial, timeNanoseconds: latest.timeNanoseconds)
+                                                      isInitial: latest.isInitial, time: latest.time)
         }
     }
 
     private static func initialStatus(_ change: ReachabilityChange) -> StatusChange {
         StatusChange(target: change.target, status: change.status, previousStatus: nil, isInitial: true,
-                     timeNanoseconds: change.timeNanoseconds)
+                     time: change.time)
     }
 
     /// Called with the lock held: streams and enqueue functions do not block.

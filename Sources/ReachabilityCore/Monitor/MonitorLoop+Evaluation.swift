@@ -74,7 +74,7 @@ extension MonitorLoop {
             if leadingEdge && facts.isSettling { break targets }
             let current = Self.evaluation(evaluation, with: facts)
             let change = ReachabilityChange(target: item.target, evaluation: current, previous: item.emitted,
-                                            isInitial: item.emitted == nil, timeNanoseconds: creach_monotonic_ns())
+                                            isInitial: item.emitted == nil, time: MonotonicInstant(nanoseconds: creach_monotonic_ns()))
             watched[index].emitted = current
             watched[index].emittedKey = key
             watched[index].facts = facts

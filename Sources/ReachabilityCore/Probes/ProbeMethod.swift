@@ -223,7 +223,7 @@ public enum ProbeOutcome: Hashable, Sendable, CustomStringConvertible {
     case timedOut
     /// An ICMP error came back, or the kernel had no usable route (the errno
     /// a socket gets: `ENETUNREACH`, `EHOSTUNREACH`, `EACCES` for prohibit ...).
-    case unreachable(Errno)
+    case unreachable(SystemErrno)
     /// Something answered, but not in the protocol's terms.
     case malformedAnswer
     /// Stopped before it ended (a tracker being stopped).

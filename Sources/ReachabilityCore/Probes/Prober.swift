@@ -140,7 +140,7 @@ private struct Exchange {
     enum ICMPAttempt {
         case done(ProbeResult)
         /// The kernel refused this kind of ICMP socket (EPERM / EACCES): the next may be tried.
-        case refused(Errno)
+        case refused(SystemErrno)
     }
 
     func icmp(_ target: inout creach_probe_target, transport: ProbeTransport,
@@ -148,7 +148,7 @@ private struct Exchange {
         let kind = transport == .icmpRaw ? CREACH_PROBE_ICMP_RAW : CREACH_PROBE_ICMP_DGRAM
         let fd = creach_probe_socket(prober.namespaceFD, &target, kind)
         if fd < 0 {
-            let error = Errno.current
+            let error = SystemErrno.current
             if error == .notPermitted || error == .permissionDenied { return .refused(error) }
             throw socketError(error, transport: transport)
         }
@@ -178,7 +178,7 @@ private struct Exchange {
         let length = url.hostHeader(for: address).withCString { host in
             url.path.withCString { path in creach_http_build_request(host, path, &request, request.count) }
         }
-        guard length > 0 else { throw .invalidProbe("http:\(url)", reason: "host or path cannot be sent (\(Errno.current))") }
+        guard length > 0 else { throw .invalidProbe("http:\(url)", reason: "host or path cannot be sent (\(SystemErrno.current))") }
         let fd = try socket(&target, kind: CREACH_PROBE_TCP, transport: .http)
         defer { close(fd) }
         var raw = creach_probe_result()
@@ -256,7 +256,7 @@ private struct Exchange {
     }
 
     /// Setting up the socket failed: the options cannot be used here.
-    private func socketError(_ error: Errno, transport: ProbeTransport) -> ReachabilityError {
+    private func socketError(_ error: SystemErrno, transport: ProbeTransport) -> ReachabilityError {
         if error == .noSuchDevice, let interface = options.interface { return .unknownInterface(interface) }
         if error.rawValue == EADDRNOTAVAIL, let source = options.source {
             return .invalidConfiguration("source", reason: "\(source) is not an address of this host")
@@ -275,7 +275,7 @@ private struct Exchange {
         case ETIMEDOUT: return .timedOut
         case EBADMSG: return .malformedAnswer
         case ECANCELED: return .canceled
-        default: return .unreachable(Errno(rawValue: raw.error))
+        default: return .unreachable(SystemErrno(rawValue: raw.error))
         }
     }
 
@@ -284,7 +284,7 @@ private struct Exchange {
     /// the rest, except ECONNREFUSED (a port unreachable quoting the echo),
     /// which is no TCP reset: as `.refused` it would answer an ICMP probe.
     private func icmpOutcome(_ raw: creach_probe_result) -> ProbeOutcome {
-        raw.error == ECONNREFUSED ? .unreachable(Errno(rawValue: raw.error)) : outcome(raw)
+        raw.error == ECONNREFUSED ? .unreachable(SystemErrno(rawValue: raw.error)) : outcome(raw)
     }
 
     private func result(_ raw: creach_probe_result, transport: ProbeTransport, port: UInt16?, fallbackReason: String?,

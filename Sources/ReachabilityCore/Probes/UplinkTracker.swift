@@ -198,7 +198,7 @@ public final class UplinkTracker: Sendable {
             let initial = shared.last.map { $0.asInitial() }
                 ?? TrackerEvent(interface: configuration.interface, state: shared.score.state, previous: nil,
                                 score: shared.score.score, round: shared.round, results: [], error: nil,
-                                timeNanoseconds: creach_monotonic_ns())
+                                time: MonotonicInstant(nanoseconds: creach_monotonic_ns()))
             let hook = shared.afterObserverAdded
             shared.afterObserverAdded = nil
             switch queue.kind {
@@ -270,7 +270,7 @@ public final class UplinkTracker: Sendable {
                 guard changed || !shared.roundObservers.isEmpty else { return shared.score.state }
                 let event = TrackerEvent(interface: configuration.interface, state: shared.score.state,
                                          previous: previous, score: shared.score.score, round: shared.round,
-                                         results: results, error: error, timeNanoseconds: creach_monotonic_ns())
+                                         results: results, error: error, time: MonotonicInstant(nanoseconds: creach_monotonic_ns()))
                 for body in shared.roundObservers { worker.enqueue { body(event) } }
                 guard changed else { return shared.score.state }
                 shared.last = event
@@ -391,12 +391,12 @@ public struct TrackerEvent: Hashable, Sendable {
     /// gone, the source address was removed ...); the round then failed.
     public let error: ReachabilityError?
     /// `CLOCK_MONOTONIC` in nanoseconds.
-    public let timeNanoseconds: UInt64
+    public let time: MonotonicInstant
 
     public var isInitial: Bool { previous == nil }
 
     func asInitial() -> TrackerEvent {
         TrackerEvent(interface: interface, state: state, previous: nil, score: score, round: round, results: results,
-                     error: error, timeNanoseconds: timeNanoseconds)
+                     error: error, time: time)
     }
 }

@@ -94,7 +94,7 @@ extension ReachabilityChange {
             return nil
         }
         return ReachabilityChange(target: newer.target, evaluation: newer.evaluation, previous: pending.previous,
-                                  isInitial: pending.isInitial, timeNanoseconds: newer.timeNanoseconds)
+                                  isInitial: pending.isInitial, time: newer.time)
     }
 }
 
@@ -102,6 +102,6 @@ extension StatusChange {
     package static func coalesced(_ pending: StatusChange, _ newer: StatusChange) -> StatusChange? {
         if !pending.isInitial, pending.previousStatus == newer.status { return nil }
         return StatusChange(target: newer.target, status: newer.status, previousStatus: pending.previousStatus,
-                            isInitial: pending.isInitial, timeNanoseconds: newer.timeNanoseconds)
+                            isInitial: pending.isInitial, time: newer.time)
     }
 }

@@ -48,7 +48,7 @@ private func createThread(_ role: ThreadRole, detached: Bool,
     }, context)
     if rc != 0 {
         Unmanaged<ThreadBody>.fromOpaque(context).release()
-        throw .system(operation: "pthread_create", errno: Errno(rawValue: rc))
+        throw .system(operation: "pthread_create", errno: SystemErrno(rawValue: rc))
     }
     return thread
 }

@@ -93,7 +93,7 @@ final class WorkerThread: Sendable {
         try state.withLock { (state) throws(ReachabilityError) -> Bool in
             switch state.phase {
             case .running: return false
-            case .stopping: throw .system(operation: "start a \(owner) that is stopping", errno: Errno(rawValue: EBUSY))
+            case .stopping: throw .system(operation: "start a \(owner) that is stopping", errno: SystemErrno(rawValue: EBUSY))
             case .idle: break
             }
             let wakeFD = creach_wakeup_open()

@@ -15,7 +15,7 @@ public enum ProbeVerdict: String, Hashable, Sendable, CaseIterable {
 /// Why a network that exists may not be used.
 public enum RestrictionReason: String, Hashable, Sendable, CaseIterable {
     /// A `prohibit` route or rule answers for this uid or firewall mark.
-    case routeProhibited
+    case prohibited
     /// The only way out is WWAN, and the policy refuses WWAN.
     case wwanRefused
     /// The link is up and routed, but the probe got no answer.
@@ -27,10 +27,11 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
     case restricted(RestrictionReason)
     case captive
     /// Nothing to be restricted from: there is no usable network at all.
-    case unknown
+    /// (Not "not evaluated yet": that is ``ReachabilityStatus/unknown``.)
+    case noNetwork
 
     /// The decision, in this order: a prohibit route restricts; without a
-    /// usable network the answer is unknown; WWAN refused by policy
+    /// usable network the answer is `noNetwork`; WWAN refused by policy
     /// restricts; a captive portal is captive; a failed probe restricts;
     /// otherwise accessible (a route with no probe counts as accessible).
     @inlinable @inline(__always)
@@ -38,9 +39,9 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
         // Pattern matches, not `==`: enums with raw values would compare
         // through a witness call when inlined into another module.
         if case .prohibit? = verdict {
-            self = .restricted(.routeProhibited)
+            self = .restricted(.prohibited)
         } else if !flags.isNetworkReachable {
-            self = .unknown
+            self = .noNetwork
         } else if flags.rawValue & wwanFlagBit != 0 && !allowsWWAN {
             self = .restricted(.wwanRefused)
         } else {
@@ -54,13 +55,13 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
 
     public var isRestricted: Bool { if case .restricted = self { return true } else { return false } }
 
-    /// `accessible`, `restricted.routeProhibited`, `captive`, `unknown`.
+    /// `accessible`, `restricted.prohibited`, `captive`, `noNetwork`.
     public var description: String {
         switch self {
         case .accessible: return "accessible"
         case let .restricted(reason): return "restricted.\(reason.rawValue)"
         case .captive: return "captive"
-        case .unknown: return "unknown"
+        case .noNetwork: return "noNetwork"
         }
     }
 }

@@ -65,7 +65,7 @@ public enum UnsatisfiedReason: String, Hashable, Sendable, CaseIterable {
     /// A prohibit route or rule for this uid or mark.
     case prohibited
     /// Only WWAN leads there, and the policy refuses it.
-    case wwanDenied
+    case wwanRefused
     /// The link needs authentication or a captive portal's consent: a routed
     /// path with `interventionRequired`, whatever its source (a dormant link,
     /// a captive portal found by validation; see `PathStatus`).
@@ -77,7 +77,7 @@ public enum UnsatisfiedReason: String, Hashable, Sendable, CaseIterable {
         if verdict == .prohibit {
             self = .prohibited
         } else if flags.isNetworkReachable && flags.contains(.isWWAN) && !allowsWWAN {
-            self = .wwanDenied
+            self = .wwanRefused
         } else if flags.contains(.reachable) && flags.contains(.interventionRequired) {
             self = .interventionRequired
         } else if flags.isNetworkReachable {

@@ -25,7 +25,7 @@ show([PathStatus.satisfied, .unsatisfied, .requiresConnection])
 show([DNSRecordType.a, .aaaa]); show([IPAddress.Family.v4, .v6])
 show([ProbeTransport.icmpRaw, .icmpDatagram, .tcpConnect, .http, .dns])
 show([ReachabilityStatus.unknown, .notReachable, .reachable(.wifi), .reachable(.wwan)])
-show([Accessibility.accessible, .restricted(.wwanRefused), .captive, .unknown])
+show([Accessibility.accessible, .restricted(.wwanRefused), .captive, .noNetwork])
 show([ProbeOutcome.answered, .refused, .captivePortal(status: 302, location: "http://portal/"),
       .captivePortal(status: 200, location: nil), .unexpectedStatus(503), .noAddress(rcode: 3), .timedOut,
       .unreachable(.networkUnreachable), .malformedAnswer, .canceled])
