@@ -1,4 +1,3 @@
-internal import CReachability
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -197,7 +196,7 @@ package enum HostResolver {
     static func lookUp(_ host: String, in namespace: NamespaceHandle) throws(ReachabilityError) -> [IPAddress] {
         // getaddrinfo would see the name cut at the NUL ("localhost\0x" resolving as localhost).
         guard !host.utf8.contains(0) else { throw .invalidTarget(host, reason: "contains NUL") }
-        if namespace.fd >= 0 && creach_netns_enter_thread_config(namespace.fd, namespace.configurationName) != 0 {
+        if !namespace.enterOnThisThreadWithConfiguration() {
             throw .system(operation: "enter network namespace to resolve \(host)", errno: .current)
         }
         var hints = addrinfo()

@@ -144,6 +144,14 @@ package final class NamespaceHandle: Sendable {
 
     /// The name `ip netns exec` would find configuration for (/etc/netns/NAME).
     var configurationName: String? { if case let .named(name) = namespace { name } else { nil } }
+
+    /// Moves the calling thread (one the library owns, for the resolver)
+    /// into the namespace, with its /etc/netns/NAME files bind-mounted over
+    /// /etc as `ip netns exec` shows them; false with errno set on failure.
+    /// Nothing to do for the current namespace.
+    func enterOnThisThreadWithConfiguration() -> Bool {
+        fd < 0 || creach_netns_enter_thread_config(fd, configurationName) == 0
+    }
 }
 
 /// A resolv.conf's name servers, read again only when the file changed: the

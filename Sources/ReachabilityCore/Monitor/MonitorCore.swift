@@ -1,4 +1,3 @@
-internal import CReachability
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -392,11 +391,11 @@ final class WakeSignal: Sendable {
     let fd: Int32
 
     init() throws(ReachabilityError) {
-        fd = creach_wakeup_open()
+        fd = Wakeup.open()
         guard fd >= 0 else { throw .system(operation: "eventfd", errno: .current) }
     }
 
-    func signal() { _ = creach_wakeup_signal(fd) }
+    func signal() { Wakeup.signal(fd) }
 
     deinit { close(fd) }
 }

@@ -1,4 +1,3 @@
-internal import CReachability
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -74,7 +73,7 @@ extension MonitorLoop {
             if leadingEdge && facts.isSettling { break targets }
             let current = Self.evaluation(evaluation, with: facts)
             let change = ReachabilityChange(target: item.target, evaluation: current, previous: item.emitted,
-                                            isInitial: item.emitted == nil, time: MonotonicInstant(nanoseconds: creach_monotonic_ns()))
+                                            isInitial: item.emitted == nil, time: .now)
             watched[index].emitted = current
             watched[index].emittedKey = key
             watched[index].facts = facts
@@ -96,7 +95,7 @@ extension MonitorLoop {
             return facts
         } catch {
             if deadlines[.pathFacts, 0] == nil {
-                deadlines[.pathFacts, 0] = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
+                deadlines[.pathFacts, 0] = monotonicNanoseconds() &+ nanoseconds(core.configuration.retryInterval)
             }
             return pathFacts ?? .init(interfaces: [], supportsDNS: false)
         }
@@ -123,7 +122,7 @@ extension MonitorLoop {
             watched[index].heldSince = nil
             return false
         }
-        let now = creach_monotonic_ns()
+        let now = monotonicNanoseconds()
         let since = watched[index].heldSince ?? now
         // The kernel keeps such a route after all: it is the answer.
         guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
@@ -150,7 +149,7 @@ extension MonitorLoop {
             }
         } catch {
             if case .system = error {
-                deadlines[.retry, index] = creach_monotonic_ns() &+ nanoseconds(core.configuration.retryInterval)
+                deadlines[.retry, index] = monotonicNanoseconds() &+ nanoseconds(core.configuration.retryInterval)
             }
             return TargetEvaluation(target: item.target, addresses: [], error: error)
         }

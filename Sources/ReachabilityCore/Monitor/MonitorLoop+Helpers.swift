@@ -1,4 +1,3 @@
-internal import CReachability
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -84,7 +83,7 @@ extension MonitorLoop {
     }
 
     func applyValidations(into dirty: inout Dirty) {
-        let now = creach_monotonic_ns()
+        let now = monotonicNanoseconds()
         for answer in core.takeValidations() where answer.generation == generation {
             let index = answer.targetIndex
             watched[index].validation.probing = false
@@ -114,7 +113,7 @@ extension MonitorLoop {
         }
         // A name is looked up at most once per minimumResolveInterval: a link
         // that flaps asks again and again, and one lookup after it settles answers them all.
-        let now = creach_monotonic_ns()
+        let now = monotonicNanoseconds()
         let interval = nanoseconds(core.configuration.minimumResolveInterval)
         if let last = watched[index].name.lastStart, now &- last < interval {
             watched[index].name.phase = .deferred

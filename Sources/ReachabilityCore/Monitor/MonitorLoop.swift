@@ -1,4 +1,3 @@
-internal import CReachability
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -135,14 +134,14 @@ final class MonitorLoop: @unchecked Sendable {
         while !core.stopRequested {
             core.runInlineCallbacks()
             if core.stopRequested { break }
-            let ready = creach_wait(source.fd, wakeFD, timeoutUntilNextDeadline())
+            let ready = waitForEvents(source.fd, wake: wakeFD, timeoutNanoseconds: timeoutUntilNextDeadline())
             dirty = Dirty()
-            if ready > 0 && Int32(ready) & CREACH_WAIT_WAKEUP != 0 {
-                creach_wakeup_clear(wakeFD)
+            if ready.wasWoken {
+                Wakeup.clear(wakeFD)
             }
-            if ready < 0 || (ready > 0 && Int32(ready) & CREACH_WAIT_NETLINK != 0) {
+            if ready.failed || ready.isReadable {
                 var burst = EventSource.Burst()
-                if ready < 0 {
+                if ready.failed {
                     source.fail(&burst)
                 } else {
                     burst = source.drainBurst { leadingEdge() }
@@ -224,12 +223,12 @@ final class MonitorLoop: @unchecked Sendable {
         var next = deadlines.next
         if let reopenAt = source.reopenAt, next.map({ reopenAt < $0 }) ?? true { next = reopenAt }
         guard let next else { return -1 }
-        let now = creach_monotonic_ns()
+        let now = monotonicNanoseconds()
         return next > now ? Int64(clamping: next - now) : 0
     }
 
     private func applyDeadlines(into dirty: inout Dirty) {
-        let now = creach_monotonic_ns()
+        let now = monotonicNanoseconds()
         if source.reopenIfDue(now: now) {
             recordSocketReopened()
             dirty.markAll()

@@ -1,4 +1,3 @@
-internal import CReachability
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -198,7 +197,7 @@ public final class UplinkTracker: Sendable {
             let initial = shared.last.map { $0.asInitial() }
                 ?? TrackerEvent(interface: configuration.interface, state: shared.score.state, previous: nil,
                                 score: shared.score.score, round: shared.round, results: [], error: nil,
-                                time: MonotonicInstant(nanoseconds: creach_monotonic_ns()))
+                                time: .now)
             let hook = shared.afterObserverAdded
             shared.afterObserverAdded = nil
             switch queue.kind {
@@ -245,7 +244,7 @@ public final class UplinkTracker: Sendable {
     // MARK: The tracker's thread
 
     private func run(wakeFD: Int32) {
-        var nextStart = creach_monotonic_ns()
+        var nextStart = monotonicNanoseconds()
         while true {
             worker.runQueued()
             switch worker.nextTurn(due: nextStart) {
@@ -255,12 +254,12 @@ public final class UplinkTracker: Sendable {
                 continue
             case let .wait(nanoseconds):
                 // Woken by `stop()`, by callbacks queued for this thread, or the time.
-                if creach_wait(-1, wakeFD, nanoseconds) > 0 { creach_wakeup_clear(wakeFD) }
+                if waitForEvents(-1, wake: wakeFD, timeoutNanoseconds: nanoseconds).wasWoken { Wakeup.clear(wakeFD) }
                 continue
             case .begin:
                 break
             }
-            let started = creach_monotonic_ns()
+            let started = monotonicNanoseconds()
             let (succeeded, results, error) = runRound(wakeFD: wakeFD)
             guard worker.end() else { return }   // stopped meanwhile: the round counts for nothing
             let state: UplinkState = shared.withLock { shared in
@@ -270,7 +269,7 @@ public final class UplinkTracker: Sendable {
                 guard changed || !shared.roundObservers.isEmpty else { return shared.score.state }
                 let event = TrackerEvent(interface: configuration.interface, state: shared.score.state,
                                          previous: previous, score: shared.score.score, round: shared.round,
-                                         results: results, error: error, time: MonotonicInstant(nanoseconds: creach_monotonic_ns()))
+                                         results: results, error: error, time: .now)
                 for body in shared.roundObservers { worker.enqueue { body(event) } }
                 guard changed else { return shared.score.state }
                 shared.last = event
@@ -284,7 +283,7 @@ public final class UplinkTracker: Sendable {
                 return shared.score.state
             }
             // Start to start; a round that overran starts the next one at once.
-            nextStart = max(started + nanoseconds(configuration.interval(in: state)), creach_monotonic_ns())
+            nextStart = max(started + nanoseconds(configuration.interval(in: state)), monotonicNanoseconds())
         }
     }
 
@@ -365,8 +364,8 @@ private final class RoundAnswers: Sendable {
             let list = answers.withLock { $0.missing == 0 ? $0.list.compactMap { $0 } : nil }
             if let list { return list }
             if let done {
-                _ = creach_wait(-1, done.fd, -1)
-                creach_wakeup_clear(done.fd)
+                _ = waitForEvents(-1, wake: done.fd, timeoutNanoseconds: -1)
+                Wakeup.clear(done.fd)
             } else {
                 var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)   // no eventfd could be had: poll
                 nanosleep(&pause, nil)

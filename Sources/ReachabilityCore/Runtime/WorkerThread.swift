@@ -1,4 +1,3 @@
-internal import CReachability
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -51,7 +50,7 @@ final class WorkerThread: Sendable {
 
         /// Wakes the thread for queued work, unless it must not be disturbed now.
         func wakeForWork() {
-            if !busy, holds == 0, wakeFD >= 0 { _ = creach_wakeup_signal(wakeFD) }
+            if !busy, holds == 0, wakeFD >= 0 { Wakeup.signal(wakeFD) }
         }
     }
 
@@ -96,7 +95,7 @@ final class WorkerThread: Sendable {
             case .stopping: throw .system(operation: "start a \(owner) that is stopping", errno: SystemErrno(rawValue: EBUSY))
             case .idle: break
             }
-            let wakeFD = creach_wakeup_open()
+            let wakeFD = Wakeup.open()
             guard wakeFD >= 0 else { throw .system(operation: "eventfd", errno: .current) }
             do throws(ReachabilityError) {
                 let thread = try startJoinableThread(role) { [self] in
@@ -131,7 +130,7 @@ final class WorkerThread: Sendable {
             case let .running(thread):
                 state.phase = .stopping
                 state.stopRequested = true
-                if state.wakeFD >= 0 { _ = creach_wakeup_signal(state.wakeFD) }
+                if state.wakeFD >= 0 { Wakeup.signal(state.wakeFD) }
                 guard pthread_equal(thread, pthread_self()) == 0 else {
                     state.selfDetached = true
                     return .detachSelf
@@ -178,7 +177,7 @@ final class WorkerThread: Sendable {
     /// Wakes the thread (an answer for it arrived); harmless when none runs.
     func wake() {
         state.withLock { state in
-            if state.wakeFD >= 0 { _ = creach_wakeup_signal(state.wakeFD) }
+            if state.wakeFD >= 0 { Wakeup.signal(state.wakeFD) }
         }
     }
 
@@ -249,11 +248,11 @@ final class WorkerThread: Sendable {
         state.withLock { state in
             if state.stopRequested { return .stop }
             if !state.queued.isEmpty && state.holds == 0 { return .runQueued }
-            let wait = Int64(clamping: due) - Int64(clamping: creach_monotonic_ns())
+            let wait = Int64(clamping: due) - Int64(clamping: monotonicNanoseconds())
             if wait > 0 { return .wait(wait) }
             // A stale wake-up (for queued work) must not cancel this work; a
             // stop was checked above, under this lock.
-            creach_wakeup_clear(state.wakeFD)
+            Wakeup.clear(state.wakeFD)
             state.busy = true
             return .begin
         }

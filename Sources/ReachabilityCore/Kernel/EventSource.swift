@@ -97,7 +97,7 @@ final class EventSource: @unchecked Sendable {
         var burst = Burst()
         var events = creach_events()
         var verdict = EventFilter.Verdict()
-        let start = creach_monotonic_ns()
+        let start = monotonicNanoseconds()
         let settle = nanoseconds(configuration.settleTime)
         let limit = nanoseconds(configuration.maximumSettleTime)
         while true {
@@ -108,10 +108,10 @@ final class EventSource: @unchecked Sendable {
                 && burst.overflows == 0 && burst.unreadable == 0 {
                 leadingEdge()
             }
-            let elapsed = creach_monotonic_ns() &- start
+            let elapsed = monotonicNanoseconds() &- start
             guard settle > 0, elapsed < limit else { break }
-            let ready = creach_wait(socket.fd, -1, Int64(min(settle, limit - elapsed)))
-            guard ready > 0 else { break }
+            let ready = waitForEvents(socket.fd, wake: -1, timeoutNanoseconds: Int64(min(settle, limit - elapsed)))
+            guard ready.raw > 0 else { break }
         }
         // Links and addresses count only when they changed something (`verdict`);
         // routes, rules and nexthops always do. A nexthop object may carry routes of either family.
@@ -197,7 +197,7 @@ final class EventSource: @unchecked Sendable {
             reopenAt = nil
         } catch {
             socket.fd = -1
-            reopenAt = creach_monotonic_ns() &+ nanoseconds(configuration.retryInterval)
+            reopenAt = monotonicNanoseconds() &+ nanoseconds(configuration.retryInterval)
         }
     }
 }

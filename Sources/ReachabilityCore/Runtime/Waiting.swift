@@ -1,0 +1,44 @@
+// The runtime's clock and waits, for the threads the library owns (the
+// monitor's event thread, the trackers', the workers'): CLOCK_MONOTONIC,
+// poll(2) on a descriptor and a wake-up, and eventfd wake-ups. They are the C
+// core's calls (CSupport/wait.c), kept here so that Monitor and Probes reach
+// the C core only through Kernel/ (kernel facts) and Runtime/ (these).
+
+internal import CReachability
+
+extension MonotonicInstant {
+    /// CLOCK_MONOTONIC now.
+    static var now: MonotonicInstant { MonotonicInstant(nanoseconds: creach_monotonic_ns()) }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: for deadlines, where the raw value is what is added and compared.
+@inline(__always)
+func monotonicNanoseconds() -> UInt64 { creach_monotonic_ns() }
+
+/// An eventfd another thread signals to wake a waiting one.
+enum Wakeup {
+    /// A new eventfd, -1 with errno set when the process has none left.
+    static func open() -> Int32 { creach_wakeup_open() }
+    /// Wakes the thread waiting on `fd` (a write of 1; never blocks).
+    @discardableResult
+    static func signal(_ fd: Int32) -> Int32 { creach_wakeup_signal(fd) }
+    /// Reads the count back to 0, after a wait that `fd` ended.
+    static func clear(_ fd: Int32) { creach_wakeup_clear(fd) }
+}
+
+/// What ended a wait: the descriptor is readable (a datagram, or a pending
+/// error such as ENOBUFS), the wake-up was signalled, both, neither (the
+/// timeout or EINTR), or the wait failed (errno set).
+struct WaitOutcome {
+    let raw: Int32
+    var failed: Bool { raw < 0 }
+    var isReadable: Bool { raw > 0 && raw & CREACH_WAIT_NETLINK != 0 }
+    var wasWoken: Bool { raw > 0 && raw & CREACH_WAIT_WAKEUP != 0 }
+}
+
+/// Waits until `fd` is readable, `wakeFD` is signalled, or `timeoutNanoseconds`
+/// pass (< 0: no limit); either descriptor may be -1 (poll(2), CSupport/wait.c).
+@inline(__always)
+func waitForEvents(_ fd: Int32, wake wakeFD: Int32, timeoutNanoseconds: Int64) -> WaitOutcome {
+    WaitOutcome(raw: creach_wait(fd, wakeFD, timeoutNanoseconds))
+}
