@@ -3,6 +3,7 @@
 
 /// What an active probe (ICMP, TCP, HTTP 204) said, if one ran.
 public enum ProbeVerdict: String, Hashable, Sendable, CaseIterable {
+    /// No probe ran for this answer: it rests on the route and the policy alone.
     case notProbed
     /// The probe was answered as expected.
     case answered
@@ -22,9 +23,18 @@ public enum RestrictionReason: String, Hashable, Sendable, CaseIterable {
     case probeFailed
 }
 
+/// Whether this process, under its policy, can actually use the network a
+/// route leads to, as ZYNetworkAccessibity asks: the FIB's verdict, the WWAN
+/// switch and a probe's verdict combined.
 public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
+    /// A usable route that the policy does not refuse, and any probe that ran
+    /// was answered (a route that was not probed counts as accessible).
     case accessible
+    /// A network exists but this process may not use it: a `prohibit` route or
+    /// rule, WWAN refused by the policy, or a failed probe over an up link.
     case restricted(RestrictionReason)
+    /// Routed and not refused, but the probe found a captive portal
+    /// (``ProbeVerdict/captivePortal``): traffic meets a sign-in page first.
     case captive
     /// Nothing to be restricted from: there is no usable network at all.
     /// (Not "not evaluated yet": that is ``ReachabilityStatus/unknown``.)
@@ -53,6 +63,7 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the answer is ``Accessibility/restricted(_:)``, whatever the reason.
     public var isRestricted: Bool { if case .restricted = self { return true } else { return false } }
 
     /// `accessible`, `restricted.prohibited`, `captive`, `noNetwork`.

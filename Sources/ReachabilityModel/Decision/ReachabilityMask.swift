@@ -4,22 +4,36 @@
 
 /// The generation of a cellular link's radio access technology.
 public enum RadioGeneration: Int, Hashable, Sendable, CaseIterable {
-    case g2 = 2, g3, g4, g5
+    /// 2G: GSM, GPRS, EDGE, CDMA2000 1x. Each case's raw value is its generation's number.
+    case g2 = 2
+    /// 3G: UMTS, the HSPA family, TD-SCDMA, CDMA2000 EV-DO and eHRPD.
+    case g3
+    /// 4G: LTE.
+    case g4
+    /// 5G: NR, standalone or with an LTE anchor.
+    case g5
 }
 
 /// A radio access technology as modems and ModemManager name it. The
 /// application (or its modem driver) sets it: the kernel does not know it.
 public enum RadioTechnology: String, Hashable, Sendable, CaseIterable {
+    /// The 2G technologies: GSM, its packet services GPRS and EDGE, and
+    /// CDMA2000 1x (`cdma1x`, which modems also call 1xRTT).
     case gsm, gprs, edge, cdma1x
+    /// The 3G technologies: UMTS (WCDMA), HSDPA, HSUPA, HSPA, HSPA+ (`hspaPlus`),
+    /// CDMA2000 EV-DO revision 0 (`evdo`) and TD-SCDMA.
     case umts, hsdpa, hsupa, hspa, hspaPlus, evdo, tdscdma
     /// CDMA2000 EV-DO revisions A and B (`evdo` is revision 0), and eHRPD:
     /// CoreTelephony names each (`CTRadioAccessTechnologyCDMAEVDORevA` ...).
     case evdoRevA, evdoRevB, ehrpd
+    /// LTE and LTE Advanced: 4G.
     case lte
     /// 5G non-standalone (NR with an LTE anchor): CoreTelephony's `NRNSA`.
     case nrNSA
+    /// 5G NR standalone, or a modem that says only `NR` or `5G`.
     case nr
 
+    /// The generation of this technology, which picks the mask's `wwan2G` ... `wwan5G` bit.
     public var generation: RadioGeneration {
         switch self {
         case .gsm, .gprs, .edge, .cdma1x: return .g2
@@ -60,22 +74,33 @@ public struct ReachabilityMask: OptionSet, Hashable, Sendable, CustomStringConve
     public let rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
+    /// Not reachable: no usable route, or a connection that cannot be made
+    /// without the user (the flags fail the AFNetworking rule).
     public static let unavailable = ReachabilityMask(rawValue: 1 << 0)
+    /// Reachable over a Wi-Fi link that is not WWAN.
     public static let wifi = ReachabilityMask(rawValue: 1 << 1)
+    /// Reachable over a wired link (Ethernet, veth, bridge, bond, PPPoE) that is not WWAN.
     public static let wired = ReachabilityMask(rawValue: 1 << 2)
     /// Reachable only over WWAN, which the policy refuses.
     public static let wwanRefused = ReachabilityMask(rawValue: 1 << 3)
+    /// Reachable over WWAN whose radio technology was set as 2G (GSM, GPRS, EDGE, CDMA2000 1x).
     public static let wwan2G = ReachabilityMask(rawValue: 1 << 4)
+    /// Reachable over WWAN whose radio technology was set as 3G (UMTS, HSPA, EV-DO, ...).
     public static let wwan3G = ReachabilityMask(rawValue: 1 << 5)
+    /// Reachable over WWAN whose radio technology was set as 4G (LTE).
     public static let wwan4G = ReachabilityMask(rawValue: 1 << 6)
+    /// Reachable over WWAN whose radio technology was set as 5G (NR).
     public static let wwan5G = ReachabilityMask(rawValue: 1 << 7)
     /// WWAN whose radio generation nobody has set.
     public static let wwanUnknownGeneration = ReachabilityMask(rawValue: 1 << 8)
     /// Reachable over another kind of link: tunnel, loopback, other.
     public static let other = ReachabilityMask(rawValue: 1 << 9)
 
+    /// Every WWAN bit: reachable over WWAN, whatever the radio generation.
     public static let reachableWWAN: ReachabilityMask = [.wwan2G, .wwan3G, .wwan4G, .wwan5G, .wwanUnknownGeneration]
+    /// Not usable: no network at all, or only WWAN, which the policy refuses.
     public static let notReachable: ReachabilityMask = [.unavailable, .wwanRefused]
+    /// Usable: every bit of a reachable answer, whatever the kind of link.
     public static let reachable: ReachabilityMask = [.wifi, .wired, .reachableWWAN, .other]
 
     /// The situation of an answer with these flags over a link of `kind`.

@@ -2,6 +2,9 @@
 // half of the flags (connectionOnDemand / connectionOnTraffic) and of the
 // NWPath-style `isExpensive` and unsatisfied reason. Pure.
 
+/// What the application allows and how it treats its interfaces: the WWAN
+/// switch, interfaces that connect on demand or on traffic, metered and
+/// constrained interfaces, and modems the kernel cannot name as such.
 public struct ReachabilityPolicy: Hashable, Sendable {
     /// Whether WWAN (cellular) may be used at all.
     public var allowsWWAN: Bool
@@ -22,6 +25,8 @@ public struct ReachabilityPolicy: Hashable, Sendable {
     /// Mode: NWPath's `isConstrained`.
     public var constrainedInterfaces: [String]
 
+    /// A policy from its parts. The defaults allow WWAN and list no interface
+    /// and no modem, so the kernel's answer stands as it is.
     public init(allowsWWAN: Bool = true, onDemandInterfaces: [String] = [], onTrafficInterfaces: [String] = [],
                 meteredInterfaces: [String] = [], modemDevices: [String] = [], constrainedInterfaces: [String] = []) {
         self.allowsWWAN = allowsWWAN

@@ -36,6 +36,9 @@ extension ReachabilityFlags {
 public enum ReachabilityStatus: Hashable, Sendable, CustomStringConvertible {
     /// Not evaluated yet.
     case unknown
+    /// The flags fail the AFNetworking rule (no usable route, a link that is
+    /// administratively down, a connection that needs the user), or the only
+    /// way out is WWAN and the policy refuses it.
     case notReachable
     /// Reachable over a link of this kind (`.wwan` whenever `isWWAN` is set).
     case reachable(InterfaceKind)
@@ -48,6 +51,7 @@ public enum ReachabilityStatus: Hashable, Sendable, CustomStringConvertible {
         self = .reachable(flags.rawValue & wwanFlagBit != 0 ? .wwan : kind)
     }
 
+    /// Whether the status is ``ReachabilityStatus/reachable(_:)``, over any kind of link.
     public var isReachable: Bool { if case .reachable = self { return true } else { return false } }
 
     /// `unknown`, `notReachable`, or `reachable.KIND` (e.g. `reachable.wifi`).
@@ -63,10 +67,17 @@ public enum ReachabilityStatus: Hashable, Sendable, CustomStringConvertible {
 /// The three states of Apple's Reachability sample (and of the seeds that
 /// copied it). As there, `reachableViaWiFi` means any link that is not WWAN.
 public enum NetworkStatus: String, Hashable, Sendable {
+    /// The flags fail the AFNetworking rule: no usable route, a link that is
+    /// administratively down, or a connection that needs the user.
     case notReachable
+    /// Reachable over any link that is not WWAN: Wi-Fi, wired, tunnel, loopback or other.
     case reachableViaWiFi
+    /// Reachable with `isWWAN` set; kept when the policy refuses WWAN, as the
+    /// kernel still routes there.
     case reachableViaWWAN
 
+    /// The state for these flags: reachable by the AFNetworking rule, then
+    /// WWAN or not by `isWWAN`.
     @inlinable @inline(__always)
     public init(flags: ReachabilityFlags) {
         guard flags.isNetworkReachable else { self = .notReachable; return }
@@ -88,10 +99,17 @@ public enum NetworkStatus: String, Hashable, Sendable {
 ///   published flag rule, in which intervention matters only when a
 ///   connection is required: a captive portal's path is reachable there.)
 public enum PathStatus: String, Hashable, Sendable {
+    /// Reachable, with no connection and no intervention required: packets can leave now.
     case satisfied
+    /// No usable path, or one that waits for the user (a dormant link, a
+    /// captive portal); ``UnsatisfiedReason`` says which.
     case unsatisfied
+    /// The route exists and its link is down, but it comes up by itself:
+    /// `connectionRequired` with `connectionOnDemand` or `connectionOnTraffic`.
     case requiresConnection
 
+    /// The path status for these flags, by the rule above (the WWAN switch is
+    /// applied by the evaluator, not here).
     @inlinable @inline(__always)
     public init(flags: ReachabilityFlags) {
         switch (pathStatusTable >> (2 * UInt64(ruleIndex(flags)))) & 3 {

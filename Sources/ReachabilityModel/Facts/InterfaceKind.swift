@@ -3,15 +3,36 @@
 
 /// The kind of link a packet would leave by, in the user's words.
 public enum InterfaceKind: String, Hashable, Sendable, CaseIterable {
-    case wired, wifi, wwan, tunnel, loopback, other
+    /// Ethernet (`ARPHRD_ETHER`: also veth, bridge, bond, macvlan), or a PPP
+    /// link carried by PPPoE.
+    case wired
+    /// An 802.11 interface: `/sys/class/net/NAME/wireless` or `phy80211`
+    /// exists, or sysfs says `DEVTYPE=wlan`.
+    case wifi
+    /// Cellular: `DEVTYPE=wwan`, `ARPHRD_RAWIP`, a modem's network driver, a
+    /// name like `wwan*` or `rmnet*`, or PPP over a modem's serial port.
+    case wwan
+    /// A tunnel by its link kind (tun/tap, wireguard, gre, vxlan, ...) or
+    /// hardware type, or a PPP link carried by L2TP.
+    case tunnel
+    /// The loopback device (`IFF_LOOPBACK` or `ARPHRD_LOOPBACK`).
+    case loopback
+    /// Anything else: a VRF master, a PPP link whose carrier the kernel does
+    /// not reveal, a hardware type none of the rules knows.
+    case other
 }
 
 /// The kernel facts an interface is classified from: netlink (name, flags,
 /// hardware type, link kind) and sysfs (DEVTYPE, wireless, driver).
 public struct InterfaceFacts: Hashable, Sendable {
+    /// The interface's name (`IFLA_IFNAME`), which overrides and the built-in
+    /// WWAN patterns match.
     public var name: String
+    /// `ifi_flags` (`IFF_*`); the kind reads `IFF_LOOPBACK`.
     public var rawFlags: UInt32
+    /// The hardware type, `ARPHRD_*` (`ifi_type`): Ethernet, PPP, raw IP, loopback, tunnels.
     public var hardwareType: UInt16
+    /// The driver's link kind (`IFLA_INFO_KIND`: vrf, wireguard, gre, ...), nil for plain devices.
     public var linkKind: String?
     /// `DEVTYPE=` of /sys/class/net/NAME/uevent (`wlan`, `wwan`, ...).
     public var deviceType: String?
@@ -22,6 +43,8 @@ public struct InterfaceFacts: Hashable, Sendable {
     /// For a PPP link (ARPHRD_PPP): what the kernel shows of its possible carriers.
     public var ppp: PPPFacts?
 
+    /// Facts for the interface `name`; a fact not given is absent (no flags,
+    /// hardware type 0, nothing from sysfs, not PPP).
     public init(name: String, rawFlags: UInt32 = 0, hardwareType: UInt16 = 0, linkKind: String? = nil,
                 deviceType: String? = nil, isWireless: Bool = false, driver: String? = nil, ppp: PPPFacts? = nil) {
         self.name = name; self.rawFlags = rawFlags; self.hardwareType = hardwareType; self.linkKind = linkKind
@@ -43,6 +66,8 @@ public struct PPPFacts: Hashable, Sendable {
     /// existing devices the policy declares as modems (`modemDevices`).
     public var modems: [String]
 
+    /// The carriers' facts; the defaults are a namespace with no PPPoX session
+    /// on a machine with no modem.
     public init(pppoeSessions: Int = 0, l2tpSessions: Int = 0, modems: [String] = []) {
         self.pppoeSessions = pppoeSessions; self.l2tpSessions = l2tpSessions; self.modems = modems
     }
@@ -51,7 +76,9 @@ public struct PPPFacts: Hashable, Sendable {
 /// One user rule: interfaces whose name matches `pattern` (a shell glob, as
 /// `Glob` reads it: fnmatch(3) without flags) are of `kind`, whatever the kernel facts say.
 public struct InterfaceKindOverride: Hashable, Sendable, CustomStringConvertible {
+    /// The shell glob an interface's name must match (fnmatch(3) without flags).
     public let pattern: String
+    /// The kind a matching interface gets, instead of what its kernel facts say.
     public let kind: InterfaceKind
 
     /// A rule whose pattern is known to be valid (`patternProblem` is nil);
@@ -68,6 +95,7 @@ public struct InterfaceKindOverride: Hashable, Sendable, CustomStringConvertible
         return nil
     }
 
+    /// Whether `name` matches `pattern`, as fnmatch(3) without flags would answer.
     public func matches(_ name: String) -> Bool { Glob.matches(pattern, name) }
 
     public var description: String { "\(pattern)=\(kind.rawValue)" }

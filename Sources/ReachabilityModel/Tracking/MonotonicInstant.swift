@@ -7,6 +7,7 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
     /// Nanoseconds on `CLOCK_MONOTONIC`.
     public let nanoseconds: UInt64
 
+    /// The instant that `CLOCK_MONOTONIC` reads as `nanoseconds`.
     public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
 
     /// The time from this instant to `other`: negative when `other` is earlier.
@@ -21,6 +22,7 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
             : .zero - .nanoseconds(b.nanoseconds - a.nanoseconds)
     }
 
+    /// Whether `a` comes before `b` on the clock.
     public static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool { a.nanoseconds < b.nanoseconds }
 
     /// Seconds with microseconds, as `reach watch` prints it: `12345.678901`.

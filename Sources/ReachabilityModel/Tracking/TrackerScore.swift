@@ -24,9 +24,13 @@ public enum UplinkState: String, Hashable, Sendable, CaseIterable {
 /// again. A good round while disconnecting restores the full score; a failed
 /// round while connecting starts again from 0 — the hysteresis.
 public struct TrackerScore: Hashable, Sendable {
+    /// Failed rounds in a row that take an online uplink offline (mwan3's `down`).
     public let down: Int
+    /// Good rounds in a row that bring an offline uplink online (mwan3's `up`).
     public let up: Int
+    /// The current score, from 0 (offline) to `down + up` (online).
     public private(set) var score: Int
+    /// The uplink's state, as the last round left it.
     public private(set) var state: UplinkState
 
     /// `down` and `up` must be at least 1; `initial` is `.online` or `.offline`.
