@@ -1,7 +1,12 @@
 /// The answer for one address: its flags and the kernel facts they came from.
 public struct AddressEvaluation: Hashable, Sendable {
+    /// The destination that was looked up: one of the target's own addresses, or one its host name resolved to.
     public let address: IPAddress
+    /// The flags decided from the FIB lookup and the output link's state and kind, with the policy's
+    /// `connectionOnDemand` / `connectionOnTraffic` and a captive portal's `interventionRequired` applied.
     public let flags: ReachabilityFlags
+    /// The kernel's FIB answer for `address` (`RTM_GETROUTE`, honouring policy rules): route type,
+    /// table, output interface, gateway and preferred source, or the errno of a refusal.
     public let route: RouteLookup
     /// The output link, nil when the lookup was refused.
     public let link: LinkState?
@@ -72,7 +77,11 @@ extension AddressEvaluation {
 /// address; the target is reachable when any of them is, and its flags are
 /// those of its primary address (the first reachable one, else the first).
 public struct TargetEvaluation: Hashable, Sendable {
+    /// The target this answer is for, as it was given.
     public let target: Target
+    /// One answer per address, in the order of the target's addresses (as given, as resolved, or
+    /// ``Target/internetProbeAddresses``); empty when the host name did not resolve, the kernel could
+    /// not be asked, or the target has not been evaluated yet.
     public let addresses: [AddressEvaluation]
     /// Why the target has no answer: its host name did not resolve, or (in a
     /// monitor, which reports rather than throws) the kernel could not be asked.
@@ -92,6 +101,8 @@ public struct TargetEvaluation: Hashable, Sendable {
     /// into `accessibility` and the flags (`interventionRequired` when captive).
     public let validation: ProbeResult?
 
+    /// An evaluated target's answer from its parts, without validation; `availableInterfaces` is kept
+    /// in the order given. For code that decides from facts it has (the compat modules, tests).
     public init(target: Target, addresses: [AddressEvaluation], error: ReachabilityError? = nil,
                 availableInterfaces: [NetworkInterface] = [], supportsDNS: Bool? = nil) {
         self.init(target: target, addresses: addresses, error: error, isEvaluated: true,
@@ -138,16 +149,27 @@ public struct TargetEvaluation: Hashable, Sendable {
         addresses.first(where: { $0.status.isReachable }) ?? addresses.first(where: { $0.flags.isNetworkReachable })
             ?? addresses.first
     }
+    /// The primary address's flags; empty without an answer.
     public var flags: ReachabilityFlags { primary?.flags ?? [] }
+    /// The primary address's status, under the policy; `notReachable` without an answer (a host name
+    /// that did not resolve), `unknown` until the target is first evaluated.
     public var status: ReachabilityStatus { isEvaluated ? primary?.status ?? .notReachable : .unknown }
+    /// The Apple sample's three states from the primary address's flags alone, so a path the WWAN
+    /// switch refuses still reads `reachableViaWWAN`; `notReachable` without an answer.
     public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
+    /// The primary address's NWPath-style status; `unsatisfied` without an answer.
     public var pathStatus: PathStatus { primary?.pathStatus ?? .unsatisfied }
+    /// Whether `status` is reachable: true when any address of the target is reachable under the policy.
     public var isReachable: Bool { status.isReachable }
     /// The primary address's mask; `unavailable` without an answer.
     public var mask: ReachabilityMask { primary?.mask ?? .unavailable }
     /// The primary address's accessibility; `noNetwork` without an answer.
     public var accessibility: Accessibility { primary?.accessibility ?? .noNetwork }
+    /// NWPath's `isExpensive` for the primary address (WWAN, or an interface the policy marks
+    /// metered); false without an answer.
     public var isExpensive: Bool { primary?.isExpensive ?? false }
+    /// NWPath's `isConstrained` for the primary address (an interface the policy marks constrained);
+    /// false without an answer.
     public var isConstrained: Bool { primary?.isConstrained ?? false }
     /// nil when the path is satisfied (and for a target not evaluated yet).
     public var unsatisfiedReason: UnsatisfiedReason? {
@@ -172,10 +194,15 @@ public struct TargetEvaluation: Hashable, Sendable {
 
 /// One interface as NWPath's `availableInterfaces` lists it.
 public struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
+    /// The interface's name (`IFLA_IFNAME`), e.g. `eth0`, `wlan0`, `wwan0`.
     public let name: String
+    /// The kernel's interface index (`ifi_index`, as `ip link` numbers it); once the link is deleted,
+    /// a new link may get the same index.
     public let index: Int32
+    /// The kind the evaluator gave the link, from its netlink and sysfs facts and the kind overrides.
     public let kind: InterfaceKind
 
+    /// An interface from its parts, as the evaluator builds it from a link dump (`RTM_GETLINK`).
     public init(name: String, index: Int32, kind: InterfaceKind) {
         self.name = name; self.index = index; self.kind = kind
     }

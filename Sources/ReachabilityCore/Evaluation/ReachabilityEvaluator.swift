@@ -10,7 +10,11 @@ internal import Glibc
 /// reused: evaluating an address allocates nothing in the C core. It is safe to
 /// share between threads (calls are serialised on an internal lock).
 public final class ReachabilityEvaluator: Sendable {
+    /// The network namespace whose kernel every lookup asks; one other than the current namespace
+    /// is held open (a file descriptor) for the evaluator's lifetime.
     public let namespace: NetworkNamespace
+    /// User rules that set interfaces' kinds by name: the first one that matches wins over the
+    /// kernel's facts (hardware type, sysfs `DEVTYPE`, driver).
     public let kindOverrides: [InterfaceKindOverride]
     /// What the application allows (WWAN) and how it treats its interfaces
     /// (on demand, on traffic, metered, constrained, modems): the policy part
@@ -227,8 +231,11 @@ public final class ReachabilityEvaluator: Sendable {
 
 /// One interface as `reach` lists it.
 public struct InterfaceSummary: Hashable, Sendable {
+    /// The link as the kernel reports it (`RTM_GETLINK`): index, name, flags, operstate, carrier.
     public let link: LinkState
+    /// The link's kind, from its netlink and sysfs facts and the evaluator's kind overrides.
     public let kind: InterfaceKind
+    /// The link's IPv4 and IPv6 addresses (`RTM_GETADDR`), in the order of the kernel's dump.
     public let addresses: [InterfaceAddress]
 }
 

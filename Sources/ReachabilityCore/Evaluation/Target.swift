@@ -1,8 +1,13 @@
 /// What to evaluate: an address, a host name (all its addresses), or the
 /// internet (the default route of each family, as Apple's `0.0.0.0` target).
 public enum Target: Hashable, Sendable, CustomStringConvertible {
+    /// One IPv4 or IPv6 address: one FIB lookup, no name resolution.
     case address(IPAddress)
+    /// A host name: resolved with getaddrinfo on a resolver thread inside the namespace, then each
+    /// address it gives is looked up.
     case host(String)
+    /// The default route of each family: the FIB lookups of ``Target/internetProbeAddresses``, one
+    /// IPv4 and one IPv6; no packet is sent to them.
     case internet
 
     /// The addresses whose FIB lookups stand for "the internet". No packet is
@@ -75,6 +80,8 @@ public struct LookupOptions: Hashable, Sendable {
     /// Look up as if sent from this source address (`RTA_SRC`).
     public var source: IPAddress?
 
+    /// Selectors from typed values; a nil one is left out of the request, as `ip route get` without
+    /// it. `validate()` throws for the values no lookup can take.
     public init(uid: UInt32? = nil, mark: UInt32? = nil, interface: String? = nil, source: IPAddress? = nil) {
         self.uid = uid; self.mark = mark; self.interface = interface; self.source = source
     }

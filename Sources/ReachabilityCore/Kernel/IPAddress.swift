@@ -4,8 +4,11 @@ internal import Glibc
 
 /// An IPv4 or IPv6 address, stored inline (no allocation), in network byte order.
 public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessStringConvertible {
+    /// An address family: `AF_INET` or `AF_INET6`. The raw value (`ipv4`, `ipv6`) is what `reach --json` prints.
     public enum Family: String, Hashable, Sendable {
+        /// IPv4 (`AF_INET`): 4 bytes.
         case v4 = "ipv4"
+        /// IPv6 (`AF_INET6`): 16 bytes.
         case v6 = "ipv6"
 
         /// The C address family, `AF_INET` or `AF_INET6`.
@@ -16,6 +19,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
         var byteCount: Int { self == .v4 ? 4 : 16 }
     }
 
+    /// IPv4 or IPv6: the family of the FIB a lookup of the address asks (`rtm_family`).
     public let family: Family
     // Bytes 0..<8 and 8..<16 of the address, big-endian; IPv4 uses bytes 0..<4.
     private var high: UInt64

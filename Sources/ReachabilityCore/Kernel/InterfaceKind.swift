@@ -2,6 +2,8 @@
 // the classification are pure: ReachabilityModel, Facts/InterfaceKind.swift).
 
 extension InterfaceKindOverride {
+    /// A rule giving `kind` to interfaces whose name matches `pattern`, a shell glob as fnmatch(3)
+    /// reads it. Throws `.invalidKindOverride` for an empty pattern or one that contains NUL.
     public init(pattern: String, kind: InterfaceKind) throws(ReachabilityError) {
         if let problem = Self.patternProblem(pattern) {
             throw .invalidKindOverride(pattern.isEmpty ? "=\(kind.rawValue)" : pattern, reason: problem)

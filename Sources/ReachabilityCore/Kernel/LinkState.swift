@@ -17,8 +17,11 @@ extension LinkState {
 
 /// An address of an interface (`RTM_GETADDR`).
 public struct InterfaceAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The index of the interface that holds the address (`ifa_index`).
     public let interfaceIndex: Int32
+    /// The interface's own address (`IFA_LOCAL`, else `IFA_ADDRESS`).
     public let address: IPAddress
+    /// The prefix length in bits (`ifa_prefixlen`): 0...32 for IPv4, 0...128 for IPv6.
     public let prefixLength: UInt8
     /// The far end of a point-to-point link, when configured.
     public let peer: IPAddress?

@@ -8,8 +8,12 @@ internal import Glibc
 /// (`/proc/PID/ns/net`). Opening another namespace needs `CAP_SYS_ADMIN`;
 /// the calling thread never moves into it.
 public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
+    /// The namespace of this process: nothing is opened, and no capability is needed.
     case current
+    /// A namespace by name, as `ip netns add` creates it: the file /run/netns/NAME. Host names in it
+    /// resolve with /etc/netns/NAME/resolv.conf when that exists.
     case named(String)
+    /// A namespace file by path, such as `/proc/PID/ns/net` or a bind mount of one.
     case path(String)
 
     /// `NAME` → `.named`, anything with a `/` → `.path`; validates the name.

@@ -34,7 +34,11 @@ extension RouteVerdict {
 
 /// One answer of the kernel's FIB (`RTM_GETROUTE`), as `ip route get` shows it.
 public struct RouteLookup: Hashable, Sendable {
+    /// The route type the FIB chose (`RTN_*`), or why the kernel refused the lookup, from its errno
+    /// (`ENETUNREACH` no route, or `throw` when a throw route sent it on; `EHOSTUNREACH` unreachable,
+    /// `EACCES` prohibit, `EINVAL` blackhole).
     public let verdict: RouteVerdict
+    /// The family of the address that was looked up (`rtm_family`).
     public let family: IPAddress.Family
     /// The routing table that answered (`RTA_TABLE`); for a `throw`, the
     /// table whose throw route sent the lookup on; 0 when it was refused otherwise.

@@ -6,7 +6,10 @@
 /// whose path facts do (`availableInterfaces`, `supportsDNS`), as
 /// NWPathMonitor gives a new path.
 public struct ReachabilityChange: Hashable, Sendable {
+    /// The monitored target this state is of.
     public let target: Target
+    /// The target's new answer: each address's flags and kernel facts, the path's facts, and what
+    /// validation found when the monitor validates.
     public let evaluation: TargetEvaluation
     /// The state this one replaces; nil for the initial state.
     public let previous: TargetEvaluation?
@@ -15,8 +18,11 @@ public struct ReachabilityChange: Hashable, Sendable {
     /// When the monitor found this state (`CLOCK_MONOTONIC`).
     public let time: MonotonicInstant
 
+    /// The status of the new answer (the primary address's, under the policy).
     public var status: ReachabilityStatus { evaluation.status }
+    /// The flags of the new answer's primary address.
     public var flags: ReachabilityFlags { evaluation.flags }
+    /// Whether the new answer's status is reachable.
     public var isReachable: Bool { evaluation.isReachable }
     /// The output interface of the target's primary address.
     public var interface: String? { evaluation.primary?.link?.name }
@@ -37,13 +43,18 @@ public struct ReachabilityChange: Hashable, Sendable {
 /// The status-only view: emitted only when a target's `ReachabilityStatus`
 /// changes (Alamofire-style de-duplication), plus the initial status.
 public struct StatusChange: Hashable, Sendable {
+    /// The monitored target whose status this is.
     public let target: Target
+    /// The target's new status.
     public let status: ReachabilityStatus
     /// nil for the initial status.
     public let previousStatus: ReachabilityStatus?
+    /// The status the target had when observation began; never a change.
     public let isInitial: Bool
+    /// When the monitor found this status (`CLOCK_MONOTONIC`): the time of the ``ReachabilityChange`` it came with.
     public let time: MonotonicInstant
 
+    /// Whether the new status is reachable.
     public var isReachable: Bool { status.isReachable }
 }
 
@@ -109,6 +120,8 @@ public struct MonitorCounters: Hashable, Sendable {
     /// (SO_RCVBUFFORCE); without it the kernel caps it, and this shows by how much.
     public internal(set) var receiveBufferSize: Int = 0
 
+    /// Every counter zero. Only a monitor counts, so a value made here stays zero (for comparisons
+    /// and placeholders).
     public init() {}
 }
 

@@ -22,6 +22,8 @@
 /// reference to it is dropped; once it is neither referenced nor observed it
 /// stops by itself.
 public final class ReachabilityMonitor: Sendable {
+    /// How the monitor waits, resolves, retries and validates. The defaults suit a gateway; creating
+    /// a monitor with a value out of range throws `.invalidConfiguration`.
     public struct Configuration: Sendable {
         /// How long a host-name lookup may take before the target is reported
         /// as unresolved (the lookup's late answer is still used).
@@ -65,6 +67,8 @@ public final class ReachabilityMonitor: Sendable {
         /// How long one validation probe may take.
         public var validationTimeout: Duration = .seconds(5)
 
+        /// The defaults: resolve timeout 5 s, a host name looked up again at most once a second, settle
+        /// time 300 µs (at most 20 ms in all), retry after 1 s, the system's receive buffer, no validation.
         public init() {}
 
         func validate() throws(ReachabilityError) {
@@ -98,9 +102,13 @@ public final class ReachabilityMonitor: Sendable {
         }
     }
 
+    /// The watched targets in the order given, duplicates removed; `currentEvaluations` follows this order.
     public let targets: [Target]
+    /// The selectors of every FIB lookup (uid, firewall mark, interface, source), as `ip route get` takes them.
     public let options: LookupOptions
+    /// The network namespace whose notifications are watched and whose kernel is asked.
     public let namespace: NetworkNamespace
+    /// The settings the monitor was created with, as validated then.
     public let configuration: Configuration
     let core: MonitorCore
 
@@ -142,6 +150,8 @@ public final class ReachabilityMonitor: Sendable {
     /// from any thread; `start()` may be called again afterwards.
     public func stop() { core.stop() }
 
+    /// Whether the event thread (`reach.monitor`) runs: from `start()` until `stop()`, or until the
+    /// monitor stops by itself, neither referenced nor observed.
     public var isRunning: Bool { core.isRunning }
 
     /// For the streams (`changes()`, `statusChanges()` in the Reachability
@@ -218,6 +228,8 @@ public final class ReachabilityMonitor: Sendable {
         core.shared.withLock { $0.kernelChangeObserver = body }
     }
 
+    /// A snapshot of the counters since the monitor was created (they survive a stop and a start),
+    /// taken under the monitor's lock; safe from any thread.
     public var counters: MonitorCounters { core.counters }
 
     /// The event socket's netlink port id while running (for tests that send to it).

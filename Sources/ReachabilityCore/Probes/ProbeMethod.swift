@@ -76,7 +76,9 @@ public enum ProbeMethod: Hashable, Sendable, CustomStringConvertible {
 
 /// The record a DNS probe asks for.
 public enum DNSRecordType: String, Hashable, Sendable {
+    /// An IPv4 address record (query type 1).
     case a = "A"
+    /// An IPv6 address record (query type 28).
     case aaaa = "AAAA"
 
     var rawType: UInt16 { self == .a ? 1 : 28 }
@@ -86,10 +88,16 @@ public enum DNSRecordType: String, Hashable, Sendable {
 /// info, no query beyond what the path carries. `host` nil means "the probed
 /// address" (the Host header then carries the address).
 public struct HTTPProbeURL: Hashable, Sendable, CustomStringConvertible {
+    /// The name the `Host` header carries (the request always goes to the probed address); nil names
+    /// the probed address. An IPv6 literal keeps its brackets.
     public var host: String?
+    /// The TCP port the request is sent to; 80 by default.
     public var port: UInt16
+    /// The path of the GET, query included; `/generate_204` by default.
     public var path: String
 
+    /// A URL from its parts, unchecked: a probe throws `.invalidProbe` for port 0 or a NUL in
+    /// `host` or `path`.
     public init(host: String?, port: UInt16 = 80, path: String = "/generate_204") {
         self.host = host
         self.port = port
@@ -170,6 +178,8 @@ public struct ProbeOptions: Hashable, Sendable {
     /// ICMP payload bytes (ping's `-s`, 56 by default; at most 1024).
     public var payloadSize: Int
 
+    /// Options whose defaults leave the route to the routing table (no interface, source or mark),
+    /// wait 2 s, fall back from ICMP to TCP port 80, and send ping's 56 payload bytes.
     public init(interface: String? = nil, source: IPAddress? = nil, mark: UInt32? = nil, timeout: Duration = .seconds(2),
                 fallbackPort: UInt16 = 80, payloadSize: Int = 56) {
         self.interface = interface
@@ -194,10 +204,17 @@ public struct ProbeOptions: Hashable, Sendable {
 
 /// The socket a probe actually used.
 public enum ProbeTransport: String, Hashable, Sendable {
+    /// A raw ICMP socket (`SOCK_RAW`, needs `CAP_NET_RAW`); replies are matched by identifier and sequence.
     case icmpRaw = "icmp-raw"
+    /// A ping socket (`SOCK_DGRAM`, `IPPROTO_ICMP` or `IPPROTO_ICMPV6`), open to a process with a group
+    /// in `net.ipv4.ping_group_range`; the kernel sets the identifier.
     case icmpDatagram = "icmp-datagram"
+    /// A TCP connect: a `tcp:PORT` probe, or `.icmp`'s fallback to `ProbeOptions.fallbackPort` when
+    /// no ICMP socket could be opened.
     case tcpConnect = "tcp-connect"
+    /// A TCP connection carrying one plain-HTTP GET (the captive-portal check).
     case http
+    /// A UDP socket to port 53 carrying one DNS query.
     case dns
 }
 
@@ -247,6 +264,7 @@ public enum ProbeOutcome: Hashable, Sendable, CustomStringConvertible {
 
 /// The result of one probe.
 public struct ProbeResult: Hashable, Sendable {
+    /// The address that was probed.
     public let address: IPAddress
     /// What was asked.
     public let method: ProbeMethod
@@ -257,6 +275,7 @@ public struct ProbeResult: Hashable, Sendable {
     public let fallbackReason: String?
     /// The destination port (TCP, HTTP, DNS), nil for ICMP.
     public let port: UInt16?
+    /// What came back: an answer, a refusal, a captive portal, an ICMP error, a timeout ...
     public let outcome: ProbeOutcome
     /// The status code of an HTTP answer (204, 302 ...).
     public let httpStatus: Int?
@@ -330,6 +349,8 @@ public struct ICMPPermissions: Hashable, Sendable {
     /// Our effective gid and supplementary groups.
     public let groups: [UInt32]
 
+    /// Permissions from their parts (tests, or facts read elsewhere); ``Prober``'s `icmpPermissions()`
+    /// reads them from the process and the namespace.
     public init(raw: Bool, pingGroupRange: GroupRange?, groups: [UInt32]) {
         self.raw = raw
         self.pingGroupRange = pingGroupRange
@@ -367,14 +388,18 @@ public struct ICMPPermissions: Hashable, Sendable {
 /// A `LOW HIGH` pair of gids as `net.ipv4.ping_group_range` holds it. The
 /// kernel's default, `1 0`, admits nobody (low above high).
 public struct GroupRange: Hashable, Sendable {
+    /// The lowest gid admitted: the file's first number.
     public let low: UInt32
+    /// The highest gid admitted: the file's second number. Below `low`, nobody is admitted.
     public let high: UInt32
 
+    /// A range from the file's two numbers, in its order.
     public init(low: UInt32, high: UInt32) {
         self.low = low
         self.high = high
     }
 
+    /// Whether the kernel lets a process of group `gid` open a ping socket: `low` ≤ `gid` ≤ `high`.
     public func contains(_ gid: UInt32) -> Bool { low <= gid && gid <= high }
 }
 

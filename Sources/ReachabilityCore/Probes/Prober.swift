@@ -15,6 +15,7 @@ internal import Glibc
 /// for input that cannot be probed (a bad interface, a source that is not
 /// local, a mark without `CAP_NET_ADMIN`).
 public final class Prober: Sendable {
+    /// The network namespace every probe's socket is created in; the calling thread never moves into it.
     public let namespace: NetworkNamespace
     /// The namespace, held open (by its resolver threads too); fd -1 for the current one.
     let handle: NamespaceHandle

@@ -50,8 +50,12 @@ public final class UplinkTracker: Sendable {
         public var initialState: UplinkState
         /// Source address and firewall mark of the probes (mwan3 probes from the interface's address).
         public var source: IPAddress?
+        /// The firewall mark of the probes (`SO_MARK`, needs `CAP_NET_ADMIN`), to select policy routes;
+        /// nil sets none.
         public var mark: UInt32?
 
+        /// A configuration with mwan3's defaults: ICMP, reliability 1, count 1, interval 10 s, down 5, up 5,
+        /// initially online, a timeout of the interval (at most 4 s). The tracker validates it (`validate()`).
         public init(interface: String, hosts: [IPAddress], method: ProbeMethod = .icmp, reliability: Int = 1,
                     count: Int = 1, timeout: Duration? = nil, interval: Duration = .seconds(10),
                     failureInterval: Duration? = nil, recoveryInterval: Duration? = nil,
@@ -119,6 +123,7 @@ public final class UplinkTracker: Sendable {
         }
     }
 
+    /// The parameters the tracker was created with, as validated then.
     public let configuration: Configuration
     private let prober: Prober
     private let shared: Locked<Shared>
@@ -376,7 +381,9 @@ private final class RoundAnswers: Sendable {
 
 /// A state of a tracked uplink: the initial one, or a change.
 public struct TrackerEvent: Hashable, Sendable {
+    /// The tracked interface (the configuration's `interface`).
     public let interface: String
+    /// The uplink's state after the round; for an initial event, the state when the observer was added.
     public let state: UplinkState
     /// The state before; nil for the initial state.
     public let previous: UplinkState?
@@ -392,6 +399,7 @@ public struct TrackerEvent: Hashable, Sendable {
     /// `CLOCK_MONOTONIC` in nanoseconds.
     public let time: MonotonicInstant
 
+    /// Whether this is the state an observer is handed first (`previous` is nil), not a change.
     public var isInitial: Bool { previous == nil }
 
     func asInitial() -> TrackerEvent {

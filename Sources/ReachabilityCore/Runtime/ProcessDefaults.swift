@@ -102,6 +102,8 @@ public final class RadioSource: Sendable {
     }
     private let state: Locked<State>
 
+    /// A source with these technologies by interface name (e.g. `["wwan0": .lte]`); a WWAN link not
+    /// named has no generation until one is set.
     public init(_ technologies: [String: RadioTechnology] = [:]) {
         state = Locked(State(technologies: technologies))
     }
@@ -161,6 +163,8 @@ public final class RadioSource: Sendable {
         for observer in observers { observer() }
     }
 
+    /// The technology set for `interface`; nil when none is, and the mask then says
+    /// ``ReachabilityMask/wwanUnknownGeneration``.
     public func technology(for interface: String) -> RadioTechnology? {
         state.withLock { $0.technologies[interface] }
     }
