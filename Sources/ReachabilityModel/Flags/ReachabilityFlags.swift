@@ -36,7 +36,7 @@ public struct ReachabilityFlags: OptionSet, Hashable, Sendable, CustomStringConv
     /// Corresponds to `kSCNetworkReachabilityFlagsIsWWAN` (1 << 18).
     public static let isWWAN = ReachabilityFlags(rawValue: 1 << 18)
 
-    /// `connectionOnDemand` under its older SystemConfiguration name.
+    /// `connectionOnTraffic` under its older SystemConfiguration name (`kSCNetworkReachabilityFlagsConnectionAutomatic`).
     public static let connectionAutomatic = connectionOnTraffic
 
     /// Every flag with its name, in raw-value order.
