@@ -198,7 +198,10 @@ fuzz-smoke: setup
 # The compiler's own warnings, printed while the modules build, are not docc's.
 # Output: .build/plugins/Swift-DocC/outputs.
 DOCS_MODULES = $(sort $(basename $(notdir $(shell find Sources -type d -name '*.docc'))))
+# Every public declaration of those modules has a documentation comment
+# (Tools/undocumented.py lists any that has none, and fails).
 docs: setup
+	python3 Tools/undocumented.py $(sort $(dir $(shell find Sources -type d -name '*.docc')))
 	REACH_DOCS=1 $(SWIFT) package generate-documentation $(addprefix --target ,$(DOCS_MODULES)) --warnings-as-errors
 	@echo "make: documentation of $(words $(DOCS_MODULES)) modules, no warnings"
 
