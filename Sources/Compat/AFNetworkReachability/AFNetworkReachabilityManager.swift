@@ -8,15 +8,32 @@ import SystemConfiguration
 
 /// The status AFNetworking reports.
 public enum AFNetworkReachabilityStatus: Int, Sendable {
+    /// No status yet: the value before the first answer after
+    /// `startMonitoring()`. The flags never produce it; on Linux too it only
+    /// means that no route lookup has been delivered yet.
     case unknown = -1
+    /// The target cannot be reached now. On Linux: the kernel's route lookup
+    /// finds no usable route, the link needs a connection nothing makes by
+    /// itself, or only WWAN carries the path and the process's cellular-data
+    /// switch is off.
     case notReachable = 0
+    /// Reachable over the cellular network. On Linux: the route leaves by an
+    /// interface the engine classifies WWAN (the `isWWAN` flag), such as an LTE
+    /// modem's `wwan0`.
     case reachableViaWWAN = 1
+    /// Reachable over a local network link. On Linux it stands for every link
+    /// that is not WWAN (Ethernet, Wi-Fi, tunnels), because AFNetworking's rule
+    /// has no third answer.
     case reachableViaWiFi = 2
 }
 
 /// The notification posted with each status, the manager as object and the
 /// status (an `NSNumber`) under `AFNetworkingReachabilityNotificationStatusItem`.
 extension NSNotification.Name {
+    /// The name AFNetworking posts under, on the main queue, after each
+    /// delivered status. On Linux it is posted for the first answer and for
+    /// every SystemConfiguration callback (a change of the kernel's flags),
+    /// even when the status stays the same, as AFNetworking does.
     public static let AFNetworkingReachabilityDidChange =
         NSNotification.Name("com.alamofire.networking.reachability.change")
 }
@@ -100,8 +117,15 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
 
     /// The last status delivered; `.unknown` until the first after `startMonitoring()`.
     open var networkReachabilityStatus: AFNetworkReachabilityStatus { lock.withLock { status } }
+    /// Whether the last delivered status is one of the two reachable ones. Like
+    /// `networkReachabilityStatus`, it stays false on Linux until monitoring
+    /// has delivered a first answer.
     open var isReachable: Bool { isReachableViaWWAN || isReachableViaWiFi }
+    /// Whether the last delivered status is `.reachableViaWWAN`: on Linux, the
+    /// route left by a link classified WWAN.
     open var isReachableViaWWAN: Bool { networkReachabilityStatus == .reachableViaWWAN }
+    /// Whether the last delivered status is `.reachableViaWiFi`: on Linux, the
+    /// route left by any link that is not WWAN, Ethernet included.
     open var isReachableViaWiFi: Bool { networkReachabilityStatus == .reachableViaWiFi }
 
     /// The status's words.

@@ -23,8 +23,18 @@ open class NetworkReachabilityManager: @unchecked Sendable {
     /// The status of the network: unknown (flags could not be read), not
     /// reachable, or reachable over a connection type.
     public enum NetworkReachabilityStatus: Equatable, Sendable {
+        /// The flags could not be read. On Linux this happens only when the
+        /// kernel cannot be asked (the network namespace is gone, or netlink
+        /// fails).
         case unknown
+        /// Alamofire's rule finds no usable path. On Linux: the route lookup
+        /// finds no usable route, the link needs a connection nothing makes by
+        /// itself, or only WWAN carries the path and the process's
+        /// cellular-data switch is off.
         case notReachable
+        /// A usable path, with the kind of link it leaves by. On Linux the type
+        /// is `.cellular` when the route's interface is classified WWAN, and
+        /// `.ethernetOrWiFi` for every other link.
         case reachable(ConnectionType)
 
         /// Alamofire's rule over the flags: reachable when `.reachable` and no
@@ -37,7 +47,12 @@ open class NetworkReachabilityManager: @unchecked Sendable {
 
         /// The kind of connection a reachable status uses.
         public enum ConnectionType: Sendable {
+            /// A link that is not cellular. On Linux: Ethernet, Wi-Fi, tunnels
+            /// and any other interface not classified WWAN.
             case ethernetOrWiFi
+            /// A cellular link. On Linux: a route out through an interface
+            /// classified WWAN, a flag Alamofire itself reads only on iOS, tvOS
+            /// and visionOS.
             case cellular
 
             /// Alamofire 4's name of `cellular`: `case .reachable(.wwan)` still matches.

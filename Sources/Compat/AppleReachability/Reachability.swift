@@ -9,12 +9,23 @@ import SystemConfiguration
 /// global constants).
 public struct NetworkStatus: Equatable, Hashable, RawRepresentable, Sendable {
     public var rawValue: Int
+    /// Makes a status from the sample's integer (0, 1 or 2), as Swift imports
+    /// the C enum. Any other value is kept as it is and equals none of the
+    /// three constants.
     public init(_ rawValue: Int) { self.rawValue = rawValue }
     public init(rawValue: Int) { self.rawValue = rawValue }
 }
 
+/// The sample's state for a target with no usable path. On Linux: no usable
+/// route from the kernel, a link that needs a connection nothing makes, a
+/// WWAN-only path while the process's cellular-data switch is off, or flags
+/// that could not be read because the kernel cannot be asked.
 public let NotReachable = NetworkStatus(0)
+/// The sample's state for a path over a local network link. On Linux it stands
+/// for every link not classified WWAN, so Ethernet and tunnels give it too.
 public let ReachableViaWiFi = NetworkStatus(1)
+/// The sample's state for a path over the cellular network. On Linux: the route
+/// leaves by an interface classified WWAN.
 public let ReachableViaWWAN = NetworkStatus(2)
 
 /// The notification the sample posts on each change, the `Reachability` as

@@ -17,8 +17,17 @@ import ReachabilityCompatSupport
 /// when a WWAN link exists and is allowed; `.restrictedStateUnknown` when the
 /// box has no WWAN link at all, or the kernel cannot be asked.
 public enum CTCellularDataRestrictedState: UInt, Sendable, Hashable {
+    /// Whether cellular data is refused cannot be told. On Linux: the box has
+    /// no WWAN link at all, or the kernel cannot be asked for its links.
     case restrictedStateUnknown = 0
+    /// This app may not use cellular data. On Linux: a WWAN link exists and
+    /// this process is refused it, by its cellular-data switch
+    /// (`CompatEnvironment.allowsWWAN`, `REACH_ALLOW_WWAN=0`) or by a kernel
+    /// `prohibit` route or rule on every WWAN link.
     case restricted = 1
+    /// This app may use cellular data. On Linux: a WWAN link exists, the switch
+    /// is on, and at least one WWAN link is not refused by a `prohibit` route
+    /// or rule.
     case notRestricted = 2
 }
 
@@ -47,6 +56,9 @@ open class CTCellularData: NSObject, @unchecked Sendable {
     /// Where notifiers run and facts are read again, one at a time.
     private let queue = DispatchQueue(label: "CoreTelephony.CTCellularData")
 
+    /// Makes an object that reads the restriction whenever asked. It watches
+    /// nothing until `cellularDataRestrictionDidUpdateNotifier` is set; then it
+    /// follows kernel changes and the process's policy.
     public override init() { super.init() }
 
     deinit {

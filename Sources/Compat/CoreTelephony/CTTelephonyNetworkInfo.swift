@@ -9,18 +9,47 @@ import Reachability
 import ReachabilityCompatSupport
 
 // Apple's names for radio access technologies, with Apple's string values.
+/// GPRS, the packet data of GSM networks (2G). On Linux the kernel has no fact
+/// for it: a WWAN link reports it when `RadioSource.processDefault` holds
+/// `.gprs` or `.gsm` for it.
 public let CTRadioAccessTechnologyGPRS = "CTRadioAccessTechnologyGPRS"
+/// EDGE, GSM's faster packet data (2G). On Linux: reported when
+/// `RadioSource.processDefault` holds `.edge` for the link; the kernel does not
+/// know it.
 public let CTRadioAccessTechnologyEdge = "CTRadioAccessTechnologyEdge"
+/// WCDMA, the UMTS radio (3G). On Linux: reported for `.umts` or `.tdscdma` set
+/// in `RadioSource.processDefault`; the kernel does not know it.
 public let CTRadioAccessTechnologyWCDMA = "CTRadioAccessTechnologyWCDMA"
+/// HSDPA, UMTS with faster downloads (3G). On Linux: reported for `.hsdpa`,
+/// `.hspa` or `.hspaPlus` set in `RadioSource.processDefault`, as iPhones name
+/// HSPA links.
 public let CTRadioAccessTechnologyHSDPA = "CTRadioAccessTechnologyHSDPA"
+/// HSUPA, UMTS with faster uploads (3G). On Linux: reported for `.hsupa` set in
+/// `RadioSource.processDefault`.
 public let CTRadioAccessTechnologyHSUPA = "CTRadioAccessTechnologyHSUPA"
+/// CDMA2000 1x, the CDMA networks' 2G data. On Linux: reported for `.cdma1x`
+/// set in `RadioSource.processDefault`.
 public let CTRadioAccessTechnologyCDMA1x = "CTRadioAccessTechnologyCDMA1x"
+/// CDMA EV-DO release 0. On Linux: reported for `.evdo` set in
+/// `RadioSource.processDefault`.
 public let CTRadioAccessTechnologyCDMAEVDORev0 = "CTRadioAccessTechnologyCDMAEVDORev0"
+/// CDMA EV-DO revision A. On Linux: reported for `.evdoRevA` set in
+/// `RadioSource.processDefault`.
 public let CTRadioAccessTechnologyCDMAEVDORevA = "CTRadioAccessTechnologyCDMAEVDORevA"
+/// CDMA EV-DO revision B. On Linux: reported for `.evdoRevB` set in
+/// `RadioSource.processDefault`.
 public let CTRadioAccessTechnologyCDMAEVDORevB = "CTRadioAccessTechnologyCDMAEVDORevB"
+/// eHRPD, the CDMA radio that hands over to LTE. On Linux: reported for
+/// `.ehrpd` set in `RadioSource.processDefault`.
 public let CTRadioAccessTechnologyeHRPD = "CTRadioAccessTechnologyeHRPD"
+/// LTE (4G). On Linux: reported for `.lte` set in `RadioSource.processDefault`
+/// (or `REACH_RADIO=wwan0=lte`); the kernel does not know it.
 public let CTRadioAccessTechnologyLTE = "CTRadioAccessTechnologyLTE"
+/// 5G NR anchored on an LTE network (non-standalone). On Linux: reported for
+/// `.nrNSA` set in `RadioSource.processDefault`.
 public let CTRadioAccessTechnologyNRNSA = "CTRadioAccessTechnologyNRNSA"
+/// 5G NR standalone. On Linux: reported for `.nr` set in
+/// `RadioSource.processDefault`.
 public let CTRadioAccessTechnologyNR = "CTRadioAccessTechnologyNR"
 
 extension NSNotification.Name {
@@ -63,6 +92,10 @@ public protocol CTTelephonyNetworkInfoDelegate: AnyObject {
 }
 
 extension CTTelephonyNetworkInfoDelegate {
+    /// The default does nothing, so a delegate need not write the method. On
+    /// Linux the call comes when `dataServiceIdentifier` differs from before,
+    /// which is looked at each time a technology changes in
+    /// `RadioSource.processDefault`, not when routes change.
     public func dataServiceIdentifierDidChange(_ identifier: String) {}
 }
 
@@ -89,6 +122,9 @@ open class CTTelephonyNetworkInfo: NSObject, @unchecked Sendable {
     open weak var delegate: (any CTTelephonyNetworkInfoDelegate)?
     private var lastDataService: String?
 
+    /// Makes an object that reads each service's technology from
+    /// `RadioSource.processDefault` and follows its changes. The data service
+    /// is noted now, so the delegate hears only of later moves.
     public override init() {
         super.init()
         lastDataService = dataServiceIdentifier

@@ -7,6 +7,9 @@ import Reachability
 /// which interfaces, at what cost. Linux facts behind each field: README,
 /// "Porting from iOS".
 public struct NWPath: Equatable, Sendable, CustomDebugStringConvertible {
+    /// Whether the path can carry traffic. On Linux it is the engine's path
+    /// status for the internet target, under the interface types the monitor
+    /// allows.
     public enum Status: Equatable, Hashable, Sendable {
         /// A usable route to the internet over an interface the monitor allows.
         case satisfied
@@ -31,12 +34,25 @@ public struct NWPath: Equatable, Sendable, CustomDebugStringConvertible {
         case notAvailable
         /// Only WWAN carries the path and `ReachabilityPolicy.processDefault.allowsWWAN` is false.
         case cellularDenied
+        /// Wi-Fi is refused to the app by a user setting. Never given on Linux:
+        /// no kernel fact or setting stands for it.
         case wifiDenied
+        /// The user has not let the app reach the local network. Never given on
+        /// Linux: there is no such permission, and no kernel fact stands for
+        /// it.
         case localNetworkDenied
+        /// The path needs a VPN that is not connected. Never given on Linux:
+        /// the engine has no fact for a required VPN.
         case vpnInactive
     }
 
+    /// Whether the path can be used now. On Linux: the engine's answer for the
+    /// internet target (see `Status`); `.unsatisfied` before a monitor's first
+    /// answer.
     public let status: Status
+    /// Why the path is unsatisfied. On Linux: `.cellularDenied` when the
+    /// process's cellular-data switch refuses the only WWAN path, otherwise
+    /// `.notAvailable`; the other reasons never occur.
     public let unsatisfiedReason: UnsatisfiedReason
     /// The interfaces that can carry packets now (up, with carrier) and that
     /// the monitor allows, the one the path uses first.
@@ -47,7 +63,11 @@ public struct NWPath: Equatable, Sendable, CustomDebugStringConvertible {
     public let isConstrained: Bool
     /// Never on Linux (iOS 26's satellite links).
     public var isUltraConstrained: Bool { false }
+    /// Whether IPv4 traffic can take the path. On Linux: the kernel's route
+    /// lookup for the IPv4 internet address finds a usable route.
     public let supportsIPv4: Bool
+    /// Whether IPv6 traffic can take the path. On Linux: the kernel's route
+    /// lookup for the IPv6 internet address finds a usable route.
     public let supportsIPv6: Bool
     /// A name server of the namespace's resolv.conf is routable.
     public let supportsDNS: Bool

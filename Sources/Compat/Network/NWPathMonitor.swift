@@ -206,8 +206,14 @@ public final class NWPathMonitor: @unchecked Sendable {
 }
 
 extension NWPathMonitor: AsyncSequence {
+    /// Each element of `for await path in monitor` is a path, the current one
+    /// first.
     public typealias Element = NWPath
+    /// The loop never throws: it ends when the task is cancelled or the monitor
+    /// is.
     public typealias Failure = Never
+    /// The iterator of `for await`, which starts the monitor when it has not
+    /// been started.
     public typealias AsyncIterator = Iterator
 
     /// `for await path in monitor`: the current path first, then each new

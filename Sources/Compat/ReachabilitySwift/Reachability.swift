@@ -8,10 +8,25 @@ import SystemConfiguration
 
 /// What went wrong, with `SCError()` of the failed call.
 public enum ReachabilityError: Error {
+    /// Making an object for an address failed; it carries the address and
+    /// `SCError()`. On Linux only a family other than `AF_INET` or `AF_INET6`
+    /// fails (`kSCStatusInvalidArgument`), so the internet initializer never
+    /// throws it.
     case failedToCreateWithAddress(sockaddr, Int32)
+    /// Making an object for a host name failed; it carries the name and
+    /// `SCError()`. On Linux: text that is no host name
+    /// (`kSCStatusInvalidArgument`); nothing is resolved at that point.
     case failedToCreateWithHostname(String, Int32)
+    /// Setting the SystemConfiguration callback failed. Never thrown on Linux:
+    /// this package's `SCNetworkReachabilitySetCallback` always succeeds.
     case unableToSetCallback(Int32)
+    /// Scheduling on the serial queue failed, with `SCError()`. On Linux: the
+    /// kernel cannot be watched (`kSCStatusReachabilityUnknown`: the namespace
+    /// is gone, or netlink failed).
     case unableToSetDispatchQueue(Int32)
+    /// The first check in `startNotifier()` could not read the flags, with
+    /// `SCError()`. On Linux: `kSCStatusReachabilityUnknown`, the kernel could
+    /// not be asked.
     case unableToGetFlags(Int32)
 }
 
@@ -33,11 +48,27 @@ extension Notification.Name {
 /// On Linux, `.cellular` is a path that leaves by a link classified WWAN
 /// (Reachability.swift reads `isWWAN` on iOS only), and `.wifi` any other link.
 public class Reachability {
+    /// The closure type of `whenReachable`; it gets the `Reachability` whose
+    /// flags changed.
     public typealias NetworkReachable = (Reachability) -> ()
+    /// The closure type of `whenUnreachable`; it gets the `Reachability` whose
+    /// flags changed.
     public typealias NetworkUnreachable = (Reachability) -> ()
 
+    /// How the target can be reached now: not at all, over Wi-Fi, or over
+    /// cellular. On Linux `.wifi` stands for every link not classified WWAN.
     public enum Connection: CustomStringConvertible {
-        case unavailable, wifi, cellular
+        /// No usable path. On Linux: no usable route from the kernel, a link
+        /// that needs a connection nothing makes, a WWAN path while
+        /// `allowsCellularConnection` is false, or a WWAN-only path under the
+        /// process's cellular-data switch.
+        case unavailable
+        /// A path over a link that is not WWAN: on Linux Ethernet, Wi-Fi or a
+        /// tunnel.
+        case wifi
+        /// A path out through an interface classified WWAN; the original reads
+        /// that flag on iOS only, this module on Linux too.
+        case cellular
 
         public var description: String {
             switch self {
@@ -47,13 +78,24 @@ public class Reachability {
             }
         }
 
+        /// The old name of `.unavailable`, kept so that code comparing with
+        /// `.none` still compiles (deprecated).
         @available(*, deprecated, renamed: "unavailable")
         public static let none: Connection = .unavailable
     }
 
+    /// Called on the notification queue when the flags change (the first check
+    /// counts) and the connection is not `.unavailable`. On Linux the changes
+    /// come from the engine's monitor of the kernel's routes and links, not
+    /// from polling.
     public var whenReachable: NetworkReachable?
+    /// Called on the notification queue when the flags change (the first check
+    /// counts) and the connection is `.unavailable`. On Linux the changes come
+    /// from the engine's monitor of the kernel's routes and links.
     public var whenUnreachable: NetworkUnreachable?
 
+    /// The old, constant spelling of `allowsCellularConnection`: always true
+    /// (deprecated). To refuse WWAN, set `allowsCellularConnection` to false.
     @available(*, deprecated, renamed: "allowsCellularConnection")
     public let reachableOnWWAN: Bool = true
 
@@ -63,6 +105,9 @@ public class Reachability {
     /// Where `.reachabilityChanged` is posted.
     public var notificationCenter: NotificationCenter = NotificationCenter.default
 
+    /// The connection's text: "No Connection", "WiFi" or "Cellular" (deprecated
+    /// for `connection.description`). On Linux "WiFi" names any link not
+    /// classified WWAN.
     @available(*, deprecated, renamed: "connection.description")
     public var currentReachabilityString: String { "\(connection)" }
 
@@ -88,6 +133,10 @@ public class Reachability {
     private let reachabilitySerialQueue: DispatchQueue
     private let notificationQueue: DispatchQueue?
 
+    /// Makes a `Reachability` for an object of this package's
+    /// SystemConfiguration. `queueQoS` and `targetQueue` shape the serial queue
+    /// that reads the flags; the closures and the notification run on
+    /// `notificationQueue` (nil: on that serial queue).
     required public init(reachabilityRef: SCNetworkReachability, queueQoS: DispatchQoS = .default,
                          targetQueue: DispatchQueue? = nil, notificationQueue: DispatchQueue? = .main) {
         self.allowsCellularConnection = true
@@ -158,12 +207,18 @@ extension Reachability {
         SCNetworkReachabilitySetDispatchQueue(reachabilityRef, nil)
     }
 
+    /// Whether `connection` is anything but `.unavailable` (deprecated).
+    /// Reading it reads the kernel's answer first when no flags were read yet.
     @available(*, deprecated, message: "Please use `connection != .unavailable`")
     public var isReachable: Bool { connection != .unavailable }
 
+    /// Whether `connection` is `.cellular`: on Linux, a path over a link
+    /// classified WWAN (deprecated).
     @available(*, deprecated, message: "Please use `connection == .cellular`")
     public var isReachableViaWWAN: Bool { connection == .cellular }
 
+    /// Whether `connection` is `.wifi`: on Linux, a path over any other link,
+    /// Ethernet included (deprecated).
     @available(*, deprecated, message: "Please use `connection == .wifi`")
     public var isReachableViaWiFi: Bool { connection == .wifi }
 

@@ -8,37 +8,79 @@ import Foundation
 import CoreTelephony
 import SystemConfiguration
 
+/// The three states of Apple's sample rule, under SLReachability's names. On
+/// Linux they come from this package's SystemConfiguration flags for the
+/// object's target.
 public enum SLReachStatus: Int, Sendable {
+    /// No usable path, or flags that could not be read. On Linux this includes
+    /// a WWAN-only path under the process's cellular-data switch;
+    /// `allowUseWWAN = false` alone does not change it.
     case notReachable = 0
+    /// Reachable over a link that is not WWAN: on Linux Ethernet and tunnels
+    /// count, as well as Wi-Fi.
     case reachableViaWiFi = 1
+    /// Reachable over the cellular network: on Linux, a route out through an
+    /// interface classified WWAN.
     case reachableViaWWAN = 2
 }
 
+/// The generation of the cellular radio, or why there is none. On Linux the
+/// kernel does not know the radio: it comes from the technology set in
+/// `RadioSource.processDefault` for the data service.
 public enum SLWWANStatus: UInt, Sendable {
+    /// No radio generation is known. On Linux: no technology is set in
+    /// `RadioSource.processDefault` for the data service, and WWAN is not
+    /// refused.
     case wwanNotReachable = 0
     /// WWAN is refused: `allowUseWWAN == false`, or the process's cellular-data switch.
     case netWorkStatusWWANRefused = 3
+    /// 4G: LTE set for the data service. On Linux 5G (NR and NR NSA) counts
+    /// here too, as the mask has no 5G value.
     case netWorkStatusWWAN4G = 4
+    /// 3G: WCDMA, HSDPA or HSUPA set for the data service (UMTS, TD-SCDMA and
+    /// HSPA map to these on Linux).
     case netWorkStatusWWAN3G = 5
+    /// 2G, as the original sorts it: GPRS, EDGE, CDMA 1x, EV-DO or eHRPD set
+    /// for the data service.
     case netWorkStatusWWAN2G = 6
 }
 
 /// One situation per value (an `NS_ENUM` in the original, so Swift sees an
 /// enum; the composite values are cases of it too).
 public enum SLNetWorkStatusMask: UInt, Sendable {
+    /// No usable path. On Linux: the flags show no reachable route, or could
+    /// not be read, and WWAN was not what refused it.
     case unavailable = 1
+    /// Reachable over a link that is not WWAN (on Linux, Ethernet and tunnels
+    /// too).
     case reachableWiFi = 2
+    /// The path is over WWAN and refused, by `allowUseWWAN = false` or by the
+    /// process's cellular-data switch. The original declared this value but
+    /// never gave it; on Linux it is given.
     case wwanRefused = 8
+    /// Reachable over WWAN with a 4G technology set (LTE, or 5G counted as 4G).
     case reachableWWAN4G = 16
+    /// Reachable over WWAN with a 3G technology set (WCDMA, HSDPA, HSUPA).
     case reachableWWAN3G = 32
+    /// Reachable over WWAN with a 2G technology set (GPRS, EDGE, CDMA 1x,
+    /// EV-DO, eHRPD).
     case reachableWWAN2G = 64
     /// Over WWAN, generation unknown (2G, 3G and 4G bits).
     case reachableWWAN = 112
+    /// The bits of `unavailable` and `wwanRefused` together, for testing a
+    /// mask. `netWorkMask` never holds it: it always holds one of the single
+    /// values.
     case notReachable = 9
+    /// The Wi-Fi bit and every WWAN bit together, for testing a mask.
+    /// `netWorkMask` never holds it.
     case reachable = 114
 }
 
+/// Whether the mask has the Wi-Fi bit. On Linux that bit means a path over any
+/// link not classified WWAN.
 public func isWiFiWithMask(_ mask: SLNetWorkStatusMask) -> Bool { mask.rawValue & SLNetWorkStatusMask.reachableWiFi.rawValue != 0 }
+/// Whether the status is `.reachableViaWiFi`, which on Linux covers every link
+/// not classified WWAN.
 public func isWiFiWithStatus(_ status: SLReachStatus) -> Bool { status == .reachableViaWiFi }
 
 /// The original's words for each mask (Chinese, as its header has them).
@@ -91,16 +133,24 @@ open class SLReachability: NSObject, @unchecked Sendable {
         startNotifier()
     }
 
+    /// An object for a host name (or an address in text) that observes from now
+    /// on; nil for text that is no host name. On Linux its first status is
+    /// optimistic (the internet's route) until the name is resolved.
     public convenience init!(hostName: String!) {
         guard let hostName, let ref = SCNetworkReachabilityCreateWithName(nil, hostName) else { return nil }
         self.init(ref)
     }
 
+    /// An object for an `AF_INET` or `AF_INET6` socket address that observes
+    /// from now on; nil for another family. The zero address means the
+    /// internet: both families' default routes.
     public convenience init!(address hostAddress: UnsafePointer<sockaddr>!) {
         guard let hostAddress, let ref = SCNetworkReachabilityCreateWithAddress(nil, hostAddress) else { return nil }
         self.init(ref)
     }
 
+    /// An object for the internet (the zero IPv4 address, which on Linux stands
+    /// for both families' default routes) that observes from now on.
     open class func forInternetConnection() -> SLReachability! {
         var zeroAddress = sockaddr_in()
         zeroAddress.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
@@ -116,8 +166,18 @@ open class SLReachability: NSObject, @unchecked Sendable {
         if let radioObserver { NotificationCenter.default.removeObserver(radioObserver) }
     }
 
+    /// The status by Apple's sample rule, updated on the main queue. On Linux
+    /// it is read from the kernel's routes and links at creation and after each
+    /// change.
     open var reachStatus: SLReachStatus { lock.withLock { values.reach } }
+    /// The radio generation, or `.netWorkStatusWWANRefused` when the WWAN path
+    /// is refused. On Linux the generation comes from `CTTelephonyNetworkInfo`
+    /// (`RadioSource.processDefault`), and may be set while another link
+    /// carries the path.
     open var wwanType: SLWWANStatus { lock.withLock { values.wwan } }
+    /// The one mask value for the situation now: unavailable, Wi-Fi, WWAN
+    /// refused, or the bit of the WWAN generation (`.reachableWWAN` when no
+    /// technology is set).
     open var netWorkMask: SLNetWorkStatusMask { lock.withLock { values.mask } }
 
     /// Whether this object may count WWAN (default true). False makes a WWAN

@@ -15,14 +15,40 @@ public struct SCNetworkReachabilityFlags: OptionSet, Hashable, Sendable, CustomS
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// The target is reached through a connection that may come and go. On
+    /// Linux: the route's output link is point-to-point (`IFF_POINTOPOINT`:
+    /// ppp, tun, a raw-IP modem).
     public static let transientConnection = SCNetworkReachabilityFlags(ReachabilityFlags.transientConnection)
+    /// The target can be reached with the current configuration. On Linux: the
+    /// kernel's route lookup returns a usable route whose link is
+    /// administratively up; cleared for a WWAN-only path when the process's
+    /// cellular-data switch is off.
     public static let reachable = SCNetworkReachabilityFlags(ReachabilityFlags.reachable)
+    /// A connection has to come up before traffic can flow. On Linux: a route
+    /// exists but its link is not operational (no carrier, operstate down,
+    /// lower layer down, or dormant).
     public static let connectionRequired = SCNetworkReachabilityFlags(ReachabilityFlags.connectionRequired)
+    /// Sending traffic would bring the needed connection up. On Linux no kernel
+    /// fact stands for it: it is set with `connectionRequired` for the
+    /// interfaces `ReachabilityPolicy.onTrafficInterfaces` names.
     public static let connectionOnTraffic = SCNetworkReachabilityFlags(ReachabilityFlags.connectionOnTraffic)
+    /// The user must act before the connection works. On Linux: the link is
+    /// dormant (waiting for authentication), or validation found a captive
+    /// portal.
     public static let interventionRequired = SCNetworkReachabilityFlags(ReachabilityFlags.interventionRequired)
+    /// The needed connection would come up when a program asks for it. On Linux
+    /// no kernel fact stands for it: it is set with `connectionRequired` for
+    /// the interfaces `ReachabilityPolicy.onDemandInterfaces` names.
     public static let connectionOnDemand = SCNetworkReachabilityFlags(ReachabilityFlags.connectionOnDemand)
+    /// The target is one of this host's own addresses. On Linux: the kernel's
+    /// route for it is of type `local`.
     public static let isLocalAddress = SCNetworkReachabilityFlags(ReachabilityFlags.isLocalAddress)
+    /// The target is on a directly attached network, with no router in between.
+    /// On Linux: the route has no gateway.
     public static let isDirect = SCNetworkReachabilityFlags(ReachabilityFlags.isDirect)
+    /// The path leaves by a cellular link (iOS only on Apple's platforms). On
+    /// Linux: the output interface is classified WWAN; it stays set when the
+    /// process's switch clears `reachable`, to say why.
     public static let isWWAN = SCNetworkReachabilityFlags(ReachabilityFlags.isWWAN)
     /// Apple's alias of `connectionOnTraffic`.
     public static let connectionAutomatic = connectionOnTraffic

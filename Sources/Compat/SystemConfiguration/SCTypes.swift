@@ -23,16 +23,31 @@ public typealias CFString = NSString
 /// type cannot mention a Swift class (`Unmanaged<NSString>`). The closures iOS
 /// code writes capture nothing, so they compile as they are.
 public struct SCNetworkReachabilityContext {
+    /// The structure's version; 0 is the only one. This module does not read
+    /// it.
     public var version: CFIndex
+    /// Your own pointer, handed to the callback (as `retain` returned it, when
+    /// there is one). This module never reads what it points to.
     public var info: UnsafeMutableRawPointer?
+    /// Called on `info` when `SCNetworkReachabilitySetCallback` stores the
+    /// context; its result is what the callback and `release` get. nil keeps
+    /// `info` as it is.
     public var retain: (@convention(c) (UnsafeRawPointer) -> UnsafeRawPointer)?
+    /// Called on the stored `info` when the context is replaced or removed, and
+    /// when the reachability object is destroyed. nil releases nothing.
     public var release: (@convention(c) (UnsafeRawPointer) -> Void)?
+    /// Makes a text for `info` when the reachability object is described; the
+    /// string is consumed. A Swift function type on Linux, where a C function
+    /// type cannot name `NSString`.
     public var copyDescription: ((UnsafeRawPointer) -> Unmanaged<CFString>)?
 
+    /// An empty context: version 0, no `info`, no functions.
     public init() {
         self.init(version: 0, info: nil, retain: nil, release: nil, copyDescription: nil)
     }
 
+    /// A context with every field given, as iOS code builds it before
+    /// `SCNetworkReachabilitySetCallback`.
     public init(version: CFIndex, info: UnsafeMutableRawPointer?,
                 retain: (@convention(c) (UnsafeRawPointer) -> UnsafeRawPointer)?,
                 release: (@convention(c) (UnsafeRawPointer) -> Void)?,

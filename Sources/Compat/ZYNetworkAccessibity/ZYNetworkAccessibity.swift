@@ -9,9 +9,15 @@ import Foundation
 import CoreTelephony
 import SystemConfiguration
 
+/// Whether this app may use the network, as ZYNetworkAccessibity reports it. On
+/// Linux it is made from the route to 223.5.5.5 (nothing is sent) and
+/// `CTCellularData`'s restriction.
 public enum ZYNetworkAccessibleState: UInt, Sendable {
     /// Not started, or stopped.
     case checking = 0
+    /// The original's answer when cellular data is restricted but it can find
+    /// neither Wi-Fi nor cellular. Never given on Linux: a restricted state
+    /// always has a WWAN link here, and a box without one is `.accessible`.
     case unknown = 1
     /// The app may use the network (not: the network works).
     case accessible = 2
@@ -19,6 +25,8 @@ public enum ZYNetworkAccessibleState: UInt, Sendable {
     case restricted = 3
 }
 
+/// The block `setStateDidUpdateNotifier(_:)` takes; it is called on the main
+/// queue with each new state.
 public typealias NetworkAccessibleStateNotifier = (ZYNetworkAccessibleState) -> Void
 
 extension Notification.Name {
