@@ -16,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-DECL = re.compile(r'^\s*(?:@[\w().:, "]+\s+)*(?:public|open)\s+(?!import\b|extension\b)(?:[\w()]+\s+)*?'
+DECL = re.compile(r'^\s*(?:@[\w().:, "]+\s+)*(?:(?:required|override|final|convenience|nonisolated)\s+)*(?:public|open)\s+(?!import\b|extension\b)(?:[\w()]+\s+)*?'
                   r'(func|var|let|init|subscript|case|class|struct|enum|protocol|typealias|actor|static|'
                   r'convenience|final|nonisolated|mutating|override|required|indirect)\b')
 INHERITED = re.compile(r'\b(var description\b|var debugDescription\b|var rawValue\b|let rawValue\b|'
@@ -29,18 +29,18 @@ CASE = re.compile(r'^\s*(?:indirect\s+)?case\s+\w')
 
 
 def public_enum_cases(lines):
-    """Line numbers of the `case` declarations of public enums (not `case` in a switch)."""
-    cases, depth, inside = set(), 0, None
+    """Line numbers of the `case` declarations of public enums, nested ones
+    included (not `case` in a switch, which sits deeper than the enum's body)."""
+    cases, depth, enums = set(), 0, []   # enums: the depth each open public enum's body is at
     for number, line in enumerate(lines):
         code = re.sub(r'//.*|"(?:\\.|[^"\\])*"', "", line)
-        if inside is None and PUBLIC_ENUM.match(line):
-            inside, depth = number, 0
-        if inside is not None:
-            if depth == 1 and CASE.match(line):
-                cases.add(number)
-            depth += code.count("{") - code.count("}")
-            if depth <= 0 and number > inside and "}" in code:
-                inside = None
+        if enums and depth == enums[-1] and CASE.match(line):
+            cases.add(number)
+        if PUBLIC_ENUM.match(line):
+            enums.append(depth + 1)
+        depth += code.count("{") - code.count("}")
+        while enums and depth < enums[-1]:
+            enums.pop()
     return cases
 
 
