@@ -272,8 +272,12 @@ firmware-order: static
 # Tools/Footprint/pages.py tells where the RSS the library adds goes.
 # 390 since issue 28: the process-wide policy and radio source every evaluator
 # follows (their observers, REACH_ALLOW_WWAN and REACH_RADIO read once) added
-# 11.5 KB of code, 12 KiB of file (369 -> 381 KiB).
-FOOTPRINT_MAX_KB ?= 390
+# 11.5 KB of code, 12 KiB of file (369 -> 381 KiB). 400 since issue 30: the
+# pure model in a module of its own (381 -> 393 KiB, +9.6 KiB of symbols):
+# its own glob matcher (2.8 KiB, where fnmatch was glibc's, shared), and the
+# conformances and static sets of public types that one module boundary keeps
+# (InterfaceFacts' Hashable, the link-kind sets' accessors).
+FOOTPRINT_MAX_KB ?= 400
 FOOTPRINT_MINIMAL_MAX_BYTES ?= 300000
 footprint: setup
 	Tools/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB) $(FOOTPRINT_MINIMAL_MAX_BYTES)

@@ -16,7 +16,7 @@ def syms(path):
         d[p[3]] = (int(p[1], 16), p[2])
     return d
 def cat(n):
-    if n.startswith("$s16ReachabilityCore") or n.startswith("$s12Reachability"): return "Reachability (Swift)"
+    if n.startswith(("$s16ReachabilityCore", "$s17ReachabilityModel", "$s12Reachability")): return "Reachability (Swift)"
     if n.startswith("creach_"): return "CReachability (C)"
     if n.startswith("cap_") or n.startswith("_cap") or "libcap" in n: return "libcap"
     if "dispatch" in n.lower(): return "Dispatch"
