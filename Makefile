@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help setup build run test check-layers test-sanitize soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all help bench-instructions setup build run test check-layers test-sanitize soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -32,6 +32,7 @@ help:
 	  "make fuzz-smoke     a short fuzz run from the committed corpus" \
 	  "make bench          all benchmarks and docs/benchmarks (root)" \
 	  "make bench-check    the allocation thresholds CI gates" \
+	  "make bench-instructions  hot-path instructions per call against REV (callgrind)" \
 	  "make bench-startup  start-up and RSS beside GLib's GNetworkMonitor (root)" \
 	  "make bench-exporter the exporter under wrk load (root)" \
 	  "make footprint      what the library adds to a static program, gated" \
@@ -220,6 +221,16 @@ bench: setup bench-startup
 		--format histogramPercentiles --path .results
 	cd Benchmarks && $(SWIFT) run -c release Monitor --glib .results/glib-monitor --output .results/monitor.json
 	python3 Benchmarks/report.py $(BENCH_RESULTS) docs/benchmarks
+
+# Instructions per call of the decision tables and per evaluation, this tree
+# against git revision REV (default HEAD~1), counted by callgrind: a change
+# that should not touch the hot paths shows +0.00 % whatever the machine's
+# load (Benchmarks/Instructions/compare.sh).
+REV ?= HEAD~1
+bench-instructions: setup
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
+	Benchmarks/Instructions/compare.sh $(REV)
 
 # What CI runs: against their static thresholds (Benchmarks/Thresholds), the
 # classification benchmark (no allocation on the hot path) and the monitor's
