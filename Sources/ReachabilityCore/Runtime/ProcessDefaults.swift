@@ -164,7 +164,7 @@ public final class RadioSource: Sendable {
     }
 
     /// The technology set for `interface`; nil when none is, and the mask then says
-    /// ``ReachabilityMask/wwanUnknownGeneration``.
+    /// `ReachabilityMask.wwanUnknownGeneration`.
     public func technology(for interface: String) -> RadioTechnology? {
         state.withLock { $0.technologies[interface] }
     }
