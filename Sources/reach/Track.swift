@@ -141,7 +141,7 @@ extension TrackerEvent {
 
     /// `12.345678  wan0  offline  (was disconnecting)  score 0  round 7  10.9.0.2 timed-out`
     var humanLine: String {
-        var parts = [monotonicStamp(time.nanoseconds), interface, state.rawValue]
+        var parts = [time.description, interface, state.rawValue]
         parts.append(previous.map { "(was \($0.rawValue))" } ?? "(initial)")
         parts.append("score \(score)")
         parts.append("round \(round)")

@@ -168,14 +168,8 @@ extension ReachabilityChange {
     var humanLines: [String] {
         let lines = evaluation.humanLines
         if !isInitial, let previous, previous.humanLines == lines { return [] }
-        return ["\(monotonicStamp(time.nanoseconds))  \(isInitial ? "initial" : "changed")  \(lines.first ?? "")"] + lines.dropFirst()
+        return ["\(time)  \(isInitial ? "initial" : "changed")  \(lines.first ?? "")"] + lines.dropFirst()
     }
-}
-
-/// CLOCK_MONOTONIC nanoseconds as seconds with six decimals: `12.345678`.
-func monotonicStamp(_ nanoseconds: UInt64) -> String {
-    let micros = String(nanoseconds / 1000 % 1_000_000)
-    return "\(nanoseconds / 1_000_000_000).\(String(repeating: "0", count: 6 - micros.count))\(micros)"
 }
 
 /// One line, flushed at once: watchers read `reach watch` through pipes.
