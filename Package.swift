@@ -22,6 +22,10 @@ let package = Package(
             "AppleReachability", "AFNetworkReachability", "AlamofireReachability", "ReachabilitySwift",
             "SLReachability", "ZYNetworkAccessibity",
         ]),
+        // For test targets only: a simulated network (kernel facts in memory,
+        // driven through the same evaluation code) and NetworkSandbox (the real
+        // kernel, in namespaces, unprivileged through user namespaces).
+        .library(name: "ReachabilityTesting", targets: ["ReachabilityTesting"]),
         .executable(name: "reach", targets: ["reach"]),
         // The Prometheus exporter is a package of its own (Exporter/), so that
         // a user of the library resolves none of its dependencies.
@@ -128,6 +132,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Tier 1 (SimulatedNetwork: the engine on kernel facts held in memory)
+        // and tier 2 (NetworkSandbox: real namespaces). Test code only; it may
+        // use Foundation (tier 2 runs ip, nginx and dnsmasq).
+        .target(name: "ReachabilityTesting", dependencies: ["Reachability", "ReachabilityCore"]),
+        .testTarget(
+            name: "ReachabilityTestingTests",
+            dependencies: ["ReachabilityTesting", "Reachability"]
+        ),
         .testTarget(
             name: "ReachabilityTests",
             dependencies: ["Reachability", "ReachabilityCore", "ReachabilityModel", "CReachability"],
@@ -141,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Reachability", "ReachabilityCore", "CReachability", "CTestSupport"]
+            dependencies: ["Reachability", "ReachabilityCore", "CReachability", "CTestSupport", "ReachabilityTesting"]
         ),
         // The compat modules on the real kernel, in namespaces (Tests/CompatTests).
         .testTarget(
