@@ -196,6 +196,7 @@ package enum HostResolver {
     static func lookUp(_ host: String, in namespace: NamespaceHandle) throws(ReachabilityError) -> [IPAddress] {
         // getaddrinfo would see the name cut at the NUL ("localhost\0x" resolving as localhost).
         guard !host.utf8.contains(0) else { throw .invalidTarget(host, reason: "contains NUL") }
+        if let simulation = namespace.simulation { return try simulation.resolve(host) }
         if !namespace.enterOnThisThreadWithConfiguration() {
             throw .system(operation: "enter network namespace to resolve \(host)", errno: .current)
         }

@@ -23,14 +23,15 @@ public final class ReachabilityEvaluator: Sendable {
     /// An evaluator created without one follows `ReachabilityPolicy.processDefault`
     /// until this is set.
     public var policy: ReachabilityPolicy {
-        get { policyState.withLock { $0 } ?? ProcessDefaultPolicy.shared.policy }
+        get { policyState.withLock { $0 } ?? namespace.simulation?.policy ?? ProcessDefaultPolicy.shared.policy }
         set {
             policyState.withLock { $0 = newValue }
             // Declared modems decide PPP links' kinds.
             invalidateInterfaceCache()
         }
     }
-    /// nil while the evaluator follows the process's default policy.
+    /// nil while the evaluator follows the process's default policy (in a
+    /// simulated namespace, the simulation's `policy` stands for it).
     private let policyState: Locked<ReachabilityPolicy?>
     /// Whether `policy` is the process's default (`ReachabilityPolicy.processDefault`),
     /// followed as it changes: no policy was given, and none set since.
@@ -44,8 +45,9 @@ public final class ReachabilityEvaluator: Sendable {
     }
 
     private struct Session {
-        /// The kernel of the namespace: lookups, dumps, sysfs (Kernel/RouteSocket.swift).
-        var kernel: RouteSocket
+        /// The kernel of the namespace: lookups, dumps, sysfs (Kernel/RouteSocket.swift),
+        /// or a simulation's facts (Kernel/KernelSimulation.swift).
+        var kernel: KernelConnection
         /// Interface kinds by ifindex: sysfs is read once per interface, not per lookup.
         var kinds: [Int32: CachedKind] = [:]
         /// The namespace's name servers, read again when resolv.conf changes.
@@ -81,11 +83,10 @@ public final class ReachabilityEvaluator: Sendable {
         self.namespace = namespace
         self.kindOverrides = kindOverrides
         self.policyState = Locked(policy)
-        self.radio = radio
+        // In a simulation, the process's radio source is the simulation's.
+        self.radio = radio === RadioSource.processDefault ? namespace.simulation?.radio ?? radio : radio
         let handle = try NamespaceHandle(namespace)
-        guard let kernel = RouteSocket(namespaceFD: handle.fd) else {
-            throw .openingSocket("open NETLINK_ROUTE socket", in: namespace, errno: .current)
-        }
+        let kernel = try KernelConnection(handle)
         self.handle = handle
         self.session = Locked(Session(kernel: kernel))
     }
@@ -171,7 +172,8 @@ public final class ReachabilityEvaluator: Sendable {
             let interfaces = links.filter { $0.isOperational && !$0.isLoopback }.map { link in
                 NetworkInterface(name: link.name, index: link.index, kind: kind(of: link, in: &session))
             }
-            return (interfaces, links.contains { $0.isComingUp }, session.nameServers.nameServers(at: namespace.resolvConfPath))
+            let servers = handle.simulation?.nameServers() ?? session.nameServers.nameServers(at: namespace.resolvConfPath)
+            return (interfaces, links.contains { $0.isComingUp }, servers)
         }
         var dns = false
         for server in servers where !dns {

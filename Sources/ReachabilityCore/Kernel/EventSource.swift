@@ -39,13 +39,24 @@ final class EventSource: @unchecked Sendable {
     private let configuration: ReachabilityMonitor.Configuration
     /// The socket is closed after a failure and opened again at this time (monotonic ns).
     private(set) var reopenAt: UInt64?
+    /// In a simulated namespace: the simulation's ring instead of a socket.
+    let subscriber: SimulationSubscriber?
 
     /// Opens the event socket (subscribed before the first evaluation, so
-    /// that nothing that happens in between is missed).
-    init(evaluator: ReachabilityEvaluator, configuration: ReachabilityMonitor.Configuration) throws(ReachabilityError) {
+    /// that nothing that happens in between is missed); in a simulated
+    /// namespace, subscribes to the simulation as `owner`.
+    init(evaluator: ReachabilityEvaluator, configuration: ReachabilityMonitor.Configuration,
+         owner: @autoclosure () -> String) throws(ReachabilityError) {
         self.evaluator = evaluator
         self.configuration = configuration
-        socket = try EventSource.open(evaluator: evaluator, configuration: configuration)
+        if let simulation = evaluator.handle.simulation {
+            subscriber = try SimulationSubscriber(owner: owner(), simulation: simulation)
+            socket = creach_nl()
+            socket.fd = -1
+        } else {
+            subscriber = nil
+            socket = try EventSource.open(evaluator: evaluator, configuration: configuration)
+        }
         buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
     }
 
@@ -67,17 +78,19 @@ final class EventSource: @unchecked Sendable {
 
     /// Closes the socket and frees the buffer: the end of the run.
     func close() {
-        creach_nl_close(&socket)
+        if let subscriber { subscriber.close() } else { creach_nl_close(&socket) }
         buffer.deallocate()
     }
 
-    /// The socket's descriptor; -1 while it waits to be opened again.
-    var fd: Int32 { socket.fd }
+    /// The socket's descriptor; -1 while it waits to be opened again. In a
+    /// simulation, the simulation's eventfd.
+    var fd: Int32 { subscriber?.fd ?? socket.fd }
 
     var portID: UInt32? { socket.fd >= 0 ? socket.portid : nil }
 
     /// The socket's effective receive buffer, for `counters`.
     var receiveBufferSize: Int {
+        guard subscriber == nil else { return 0 }
         var socket = socket
         return Int(max(0, creach_nl_rcvbuf(&socket)))
     }
@@ -94,6 +107,7 @@ final class EventSource: @unchecked Sendable {
     /// carries the new state, so a link going down or up is reported without
     /// waiting for the burst to go quiet.
     func drainBurst(leadingEdge: () -> Void) -> Burst {
+        if let subscriber { return Self.simulatedBurst(subscriber) }
         var burst = Burst()
         var events = creach_events()
         var verdict = EventFilter.Verdict()
@@ -164,6 +178,19 @@ final class EventSource: @unchecked Sendable {
             _ = creach_events_classify(buffer, n, &events)
             filter.apply(datagram: buffer, length: n, to: &verdict)
         }
+    }
+
+    /// A simulation's ring: facts changed (every target, the links, host
+    /// names; every cached kind goes, as after lost events), or only the clock moved.
+    private static func simulatedBurst(_ subscriber: SimulationSubscriber) -> Burst {
+        var burst = Burst()
+        guard subscriber.takeFactsChanged() else { return burst }
+        burst.dirty.markAll()
+        burst.dirty.network = true
+        burst.dirty.links = true
+        burst.forgetAllLinks = true
+        burst.messages = 1
+        return burst
     }
 
     // MARK: Failure and recovery

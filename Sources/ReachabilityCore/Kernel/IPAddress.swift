@@ -48,7 +48,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
     }
 
     /// An address from `family.byteCount` bytes in network order.
-    init(family: Family, bytes: UnsafeRawBufferPointer) {
+    package init(family: Family, bytes: UnsafeRawBufferPointer) {
         precondition(bytes.count >= family.byteCount)
         var storage: (UInt64, UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[0..<family.byteCount])) }
@@ -59,14 +59,14 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
 
     /// Whether the first `length` bits equal `prefix`'s (same family; a length
     /// past the address's bits, or a prefix of another family, never matches).
-    func isIn(_ prefix: IPAddress, length: Int) -> Bool {
+    package func isIn(_ prefix: IPAddress, length: Int) -> Bool {
         guard family == prefix.family, length >= 0, length <= family.byteCount * 8 else { return false }
         func mask(_ bits: Int) -> UInt64 { bits <= 0 ? 0 : bits >= 64 ? .max : ~(UInt64.max >> UInt64(bits)) }
         return (high ^ prefix.high) & mask(length) == 0 && (low ^ prefix.low) & mask(length - 64) == 0
     }
 
     /// Calls `body` with the address's bytes in network order (4 or 16 of them).
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var storage = (high.bigEndian, low.bigEndian)
         return try withUnsafeBytes(of: &storage) { try body(UnsafeRawBufferPointer(rebasing: $0[0..<family.byteCount])) }
     }

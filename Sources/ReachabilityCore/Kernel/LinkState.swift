@@ -26,6 +26,11 @@ public struct InterfaceAddress: Hashable, Sendable, CustomStringConvertible {
     /// The far end of a point-to-point link, when configured.
     public let peer: IPAddress?
 
+    /// An address from its parts (a simulated kernel's).
+    package init(interfaceIndex: Int32, address: IPAddress, prefixLength: UInt8, peer: IPAddress? = nil) {
+        self.interfaceIndex = interfaceIndex; self.address = address; self.prefixLength = prefixLength; self.peer = peer
+    }
+
     init(_ addr: creach_addr) {
         var addr = addr
         let family: IPAddress.Family = addr.family == UInt8(AF_INET6) ? .v6 : .v4

@@ -15,6 +15,9 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     case named(String)
     /// A namespace file by path, such as `/proc/PID/ns/net` or a bind mount of one.
     case path(String)
+    /// A kernel simulated in memory (ReachabilityTesting's `SimulatedNetwork.namespace`):
+    /// its facts answer every lookup, its events and test clock drive monitors and trackers.
+    case simulated(SimulatedKernel)
 
     /// `NAME` → `.named`, anything with a `/` → `.path`; validates the name.
     public init(parsing text: String) throws(ReachabilityError) {
@@ -44,18 +47,27 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     /// The name or path as given to `creach_netns_open`, nil for `.current`.
     var argument: String? {
         switch self {
-        case .current: return nil
+        case .current, .simulated: return nil
         case let .named(name): return name
         case let .path(path): return path
         }
     }
 
-    public var description: String { argument ?? "current" }
+    public var description: String {
+        if case let .simulated(kernel) = self { return kernel.description }
+        return argument ?? "current"
+    }
+
+    /// The simulation of a `.simulated` namespace.
+    var simulation: (any KernelSimulation)? {
+        if case let .simulated(kernel) = self { return kernel.backend }
+        return nil
+    }
 
     /// An fd of the namespace (O_CLOEXEC) for the caller to close; -1 for `.current`.
     func open() throws(ReachabilityError) -> Int32 {
         switch self {
-        case .current: return -1
+        case .current, .simulated: return -1
         case let .named(name): try Self.validateName(name)
         case let .path(path): try Self.validatePath(path)
         }
@@ -136,11 +148,14 @@ extension NetworkNamespace {
 /// whatever a recycled fd number names.
 package final class NamespaceHandle: Sendable {
     let namespace: NetworkNamespace
-    /// -1 for the current namespace.
+    /// -1 for the current namespace (and a simulated one).
     let fd: Int32
+    /// The simulated kernel that answers instead of one, nil for a real namespace.
+    let simulation: (any KernelSimulation)?
 
     init(_ namespace: NetworkNamespace) throws(ReachabilityError) {
         self.namespace = namespace
+        simulation = namespace.simulation
         fd = try namespace.open()
     }
 
@@ -154,7 +169,7 @@ package final class NamespaceHandle: Sendable {
     /// /etc as `ip netns exec` shows them; false with errno set on failure.
     /// Nothing to do for the current namespace.
     func enterOnThisThreadWithConfiguration() -> Bool {
-        fd < 0 || creach_netns_enter_thread_config(fd, configurationName) == 0
+        simulation != nil || fd < 0 || creach_netns_enter_thread_config(fd, configurationName) == 0
     }
 }
 

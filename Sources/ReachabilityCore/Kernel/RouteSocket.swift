@@ -225,3 +225,83 @@ struct RouteSocket {
         return facts
     }
 }
+
+/// The evaluator's kernel: a namespace's sockets, or a simulation answering
+/// the same questions from facts held in memory (`KernelSimulation`).
+enum KernelConnection {
+    case live(RouteSocket)
+    case simulated(any KernelSimulation)
+
+    init(_ handle: NamespaceHandle) throws(ReachabilityError) {
+        if let simulation = handle.simulation { self = .simulated(simulation); return }
+        guard let socket = RouteSocket(namespaceFD: handle.fd) else {
+            throw .openingSocket("open NETLINK_ROUTE socket", in: handle.namespace, errno: .current)
+        }
+        self = .live(socket)
+    }
+
+    mutating func close() {
+        if case var .live(socket) = self { socket.close(); self = .live(socket) }
+    }
+
+    var portID: UInt32 {
+        if case let .live(socket) = self { return socket.portID }
+        return 0
+    }
+
+    var droppedMessages: (foreignSender: UInt64, foreignSequence: UInt64) {
+        if case let .live(socket) = self { return socket.droppedMessages }
+        return (0, 0)
+    }
+
+    mutating func dumpLinks() throws(ReachabilityError) -> [LinkState] {
+        switch self {
+        case var .live(socket):
+            defer { self = .live(socket) }
+            return try socket.dumpLinks()
+        case let .simulated(simulation):
+            return simulation.dumpLinks()
+        }
+    }
+
+    mutating func dumpAddresses() throws(ReachabilityError) -> [InterfaceAddress] {
+        switch self {
+        case var .live(socket):
+            defer { self = .live(socket) }
+            return try socket.dumpAddresses()
+        case let .simulated(simulation):
+            return simulation.dumpAddresses()
+        }
+    }
+
+    mutating func lookupRoute(_ address: IPAddress, options: LookupOptions) throws(ReachabilityError) -> RouteLookup {
+        switch self {
+        case var .live(socket):
+            defer { self = .live(socket) }
+            return try socket.lookupRoute(address, options: options)
+        case let .simulated(simulation):
+            try options.validate()
+            if let name = options.interface, simulation.interfaceIndex(named: name) == nil { throw .unknownInterface(name) }
+            return try simulation.lookupRoute(address, options: options)
+        }
+    }
+
+    mutating func link(index: Int32) throws(ReachabilityError) -> LinkState? {
+        switch self {
+        case var .live(socket):
+            defer { self = .live(socket) }
+            return try socket.link(index: index)
+        case let .simulated(simulation):
+            return simulation.link(index: index)
+        }
+    }
+
+    func interfaceFacts(of link: LinkState, namespaceFD: Int32, declaredModems: [String]) -> InterfaceFacts {
+        switch self {
+        case let .live(socket):
+            return socket.interfaceFacts(of: link, namespaceFD: namespaceFD, declaredModems: declaredModems)
+        case let .simulated(simulation):
+            return simulation.interfaceFacts(of: link)
+        }
+    }
+}

@@ -99,7 +99,8 @@ final class MonitorCore: Sendable {
             guard !worker.isRunning else { return }
             // Subscribe before the first evaluation, so that nothing that
             // happens in between is missed.
-            let source = try EventSource(evaluator: evaluator, configuration: configuration)
+            let source = try EventSource(evaluator: evaluator, configuration: configuration,
+                                         owner: "monitor of \(targets.map(\.description).joined(separator: ", "))")
             let cancelProbes: WakeSignal?
             do throws(ReachabilityError) {
                 cancelProbes = configuration.validation == nil ? nil : try WakeSignal()
@@ -107,6 +108,7 @@ final class MonitorCore: Sendable {
                 source.close()
                 throw error
             }
+            source.subscriber?.undelivered.withLock { $0 = { [weak self] in self?.undeliveredChanges() ?? [] } }
             let generation = shared.generation &+ 1
             let loop = MonitorLoop(core: self, source: source, generation: generation)
             do throws(ReachabilityError) {
@@ -185,6 +187,22 @@ final class MonitorCore: Sendable {
     var stopRequested: Bool { worker.stopRequested }
 
     // MARK: Observers
+
+    /// Changes a stream observer has not taken yet, as text (a simulation's `finish()`).
+    private func undeliveredChanges() -> [String] {
+        let sinks = shared.withLock { $0.observers.entries.map(\.1) }
+        var lines: [String] = []
+        for sink in sinks {
+            switch sink {
+            case let .changes(pending, _) where pending.count > 0:
+                lines.append("\(pending.count) change(s) waiting in a changes() stream")
+            case let .statusChanges(pending, _) where pending.count > 0:
+                lines.append("\(pending.count) change(s) waiting in a statusChanges() stream")
+            default: break
+            }
+        }
+        return lines
+    }
 
     func addObserver(_ sink: Sink) -> UInt64 {
         shared.withLock { shared in
@@ -289,10 +307,7 @@ final class MonitorCore: Sendable {
     }
 
     private func schedule(_ work: @escaping @Sendable () -> Void, on queue: DeliveryQueue) {
-        switch queue.kind {
-        case .monitorThread: worker.enqueue(work)
-        case let .enqueue(enqueue): enqueue(work)
-        }
+        queue.schedule(work, simulation: evaluator.handle.simulation) { worker.enqueue($0) }
     }
 
     /// Runs `body` on the event thread at its next turn (between two rounds),

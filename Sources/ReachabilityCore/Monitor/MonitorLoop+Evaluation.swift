@@ -73,7 +73,7 @@ extension MonitorLoop {
             if leadingEdge && facts.isSettling { break targets }
             let current = Self.evaluation(evaluation, with: facts)
             let change = ReachabilityChange(target: item.target, evaluation: current, previous: item.emitted,
-                                            isInitial: item.emitted == nil, time: .now)
+                                            isInitial: item.emitted == nil, time: clock.instant)
             watched[index].emitted = current
             watched[index].emittedKey = key
             watched[index].facts = facts
@@ -95,7 +95,7 @@ extension MonitorLoop {
             return facts
         } catch {
             if deadlines[.pathFacts, 0] == nil {
-                deadlines[.pathFacts, 0] = monotonicNanoseconds() &+ nanoseconds(core.configuration.retryInterval)
+                deadlines[.pathFacts, 0] = clock.now() &+ nanoseconds(core.configuration.retryInterval)
             }
             return pathFacts ?? .init(interfaces: [], supportsDNS: false)
         }
@@ -122,7 +122,7 @@ extension MonitorLoop {
             watched[index].heldSince = nil
             return false
         }
-        let now = monotonicNanoseconds()
+        let now = clock.now()
         let since = watched[index].heldSince ?? now
         // The kernel keeps such a route after all: it is the answer.
         guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
@@ -149,7 +149,7 @@ extension MonitorLoop {
             }
         } catch {
             if case .system = error {
-                deadlines[.retry, index] = monotonicNanoseconds() &+ nanoseconds(core.configuration.retryInterval)
+                deadlines[.retry, index] = clock.now() &+ nanoseconds(core.configuration.retryInterval)
             }
             return TargetEvaluation(target: item.target, addresses: [], error: error)
         }

@@ -83,7 +83,7 @@ extension MonitorLoop {
     }
 
     func applyValidations(into dirty: inout Dirty) {
-        let now = monotonicNanoseconds()
+        let now = clock.now()
         for answer in core.takeValidations() where answer.generation == generation {
             let index = answer.targetIndex
             watched[index].validation.probing = false
@@ -113,7 +113,7 @@ extension MonitorLoop {
         }
         // A name is looked up at most once per minimumResolveInterval: a link
         // that flaps asks again and again, and one lookup after it settles answers them all.
-        let now = monotonicNanoseconds()
+        let now = clock.now()
         let interval = nanoseconds(core.configuration.minimumResolveInterval)
         if let last = watched[index].name.lastStart, now &- last < interval {
             watched[index].name.phase = .deferred

@@ -90,6 +90,8 @@ final class MonitorLoop: @unchecked Sendable {
     let core: MonitorCore
     let source: EventSource
     let generation: UInt64
+    /// CLOCK_MONOTONIC, or the simulation's test clock.
+    let clock: RuntimeClock
     var watched: [Watched]
     var deadlines: Deadlines
     /// `evaluateTarget`'s answers, reused from round to round (the steady state allocates nothing).
@@ -102,6 +104,7 @@ final class MonitorLoop: @unchecked Sendable {
         self.core = core
         self.source = source
         self.generation = generation
+        clock = RuntimeClock(simulation: core.evaluator.handle.simulation)
         watched = core.targets.map { target in
             switch target {
             case let .address(address): return Watched(target: target, addresses: [address])
@@ -134,6 +137,7 @@ final class MonitorLoop: @unchecked Sendable {
         while !core.stopRequested {
             core.runInlineCallbacks()
             if core.stopRequested { break }
+            source.subscriber?.aboutToWait(busy: hasWorkInFlight, next: deadlines.next, timers: oneShotTimers())
             let ready = waitForEvents(source.fd, wake: wakeFD, timeoutNanoseconds: timeoutUntilNextDeadline())
             dirty = Dirty()
             if ready.wasWoken {
@@ -220,15 +224,44 @@ final class MonitorLoop: @unchecked Sendable {
     // MARK: Deadlines
 
     private func timeoutUntilNextDeadline() -> Int64 {
+        if let subscriber = source.subscriber { return subscriber.timeout(until: deadlines.next) }
         var next = deadlines.next
         if let reopenAt = source.reopenAt, next.map({ reopenAt < $0 }) ?? true { next = reopenAt }
         guard let next else { return -1 }
-        let now = monotonicNanoseconds()
+        let now = clock.now()
         return next > now ? Int64(clamping: next - now) : 0
     }
 
+    /// A helper thread works for this one (a lookup, a validation probe):
+    /// under a simulation, the loop is not idle until its answer is in.
+    private var hasWorkInFlight: Bool {
+        watched.contains { item in
+            if case .inFlight = item.name.phase { return true }
+            return item.validation.probing
+        }
+    }
+
+    /// The timers whose firing would change an answer (a retry, a held
+    /// answer's recheck, a lookup's timeout), for a simulation's `finish()`.
+    /// Validation rounds and put-off lookups repeat what is known: not listed.
+    private func oneShotTimers() -> [String] {
+        var timers: [String] = []
+        let now = clock.now()
+        for (index, item) in watched.enumerated() {
+            for kind in [Deadlines.Kind.retry, .recheck, .resolveTimeout] {
+                guard let due = deadlines[kind, index] else { continue }
+                let left = Duration.nanoseconds(Int64(clamping: due &- min(due, now)))
+                timers.append("\(kind) of \(item.target) in \(left)")
+            }
+        }
+        if let due = deadlines[.pathFacts, 0] {
+            timers.append("pathFacts in \(Duration.nanoseconds(Int64(clamping: due &- min(due, now))))")
+        }
+        return timers
+    }
+
     private func applyDeadlines(into dirty: inout Dirty) {
-        let now = monotonicNanoseconds()
+        let now = clock.now()
         if source.reopenIfDue(now: now) {
             recordSocketReopened()
             dirty.markAll()

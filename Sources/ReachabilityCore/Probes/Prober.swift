@@ -58,6 +58,8 @@ public final class Prober: Sendable {
                wakeFD: Int32) throws(ReachabilityError) -> ProbeResult {
         try options.validate()
         try method.validate()
+        // A simulated namespace answers from its script, at once.
+        if let simulation = handle.simulation { return try simulation.probe(address, method: method, options: options) }
         var target = try Self.target(address, options: options)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
         defer { buffer.deallocate() }
@@ -296,5 +298,24 @@ private struct Exchange {
                            httpStatus: transport == .http && raw.http_status > 0 ? Int(raw.http_status) : nil,
                            roundTrip: timedOut ? nil : .nanoseconds(Int64(clamping: raw.rtt_ns)),
                            resolvedAddress: resolved, ignoredDatagrams: Int(raw.ignored))
+    }
+}
+
+extension ProbeResult {
+    /// A result from its parts: what a simulated kernel's script answers
+    /// (`KernelSimulation.probe`), over the transport the method asks first.
+    package init(simulatedAddress address: IPAddress, method: ProbeMethod, outcome: ProbeOutcome, httpStatus: Int? = nil,
+                 roundTrip: Duration? = nil, resolvedAddress: IPAddress? = nil) {
+        let port: UInt16?
+        let transport: ProbeTransport
+        switch method {
+        case .icmp: port = nil; transport = .icmpRaw
+        case let .tcp(number): port = number; transport = .tcpConnect
+        case let .http(url): port = url.port; transport = .http
+        case .dns: port = 53; transport = .dns
+        }
+        self.init(address: address, method: method, transport: transport, fallbackReason: nil, port: port,
+                  outcome: outcome, httpStatus: httpStatus, roundTrip: roundTrip, resolvedAddress: resolvedAddress,
+                  ignoredDatagrams: 0)
     }
 }

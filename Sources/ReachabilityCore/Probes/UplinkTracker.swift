@@ -126,6 +126,8 @@ public final class UplinkTracker: Sendable {
     /// The parameters the tracker was created with, as validated then.
     public let configuration: Configuration
     private let prober: Prober
+    /// CLOCK_MONOTONIC, or a simulated namespace's test clock.
+    private let clock: RuntimeClock
     private let shared: Locked<Shared>
 
     private struct Observer {
@@ -154,6 +156,7 @@ public final class UplinkTracker: Sendable {
         try configuration.validate()
         self.configuration = configuration
         self.prober = try Prober(namespace: namespace)
+        self.clock = RuntimeClock(simulation: namespace.simulation)
         self.shared = Locked(Shared(score: TrackerScore(down: configuration.down, up: configuration.up,
                                                        initial: configuration.initialState)))
     }
@@ -171,7 +174,21 @@ public final class UplinkTracker: Sendable {
     /// throws `EBUSY` while a `stop()` called on the tracker's thread is
     /// still finishing (until the callback that called it has returned).
     public func start() throws(ReachabilityError) {
-        _ = try worker.start(.tracker) { [self] wakeFD in run(wakeFD: wakeFD) }
+        // In a simulated namespace the rounds follow its test clock, and
+        // `settled()` waits for them: subscribed before the thread exists.
+        let subscriber = try clock.simulation.map { (simulation) throws(ReachabilityError) in
+            try SimulationSubscriber(owner: "tracker of \(configuration.interface)", simulation: simulation)
+        }
+        do throws(ReachabilityError) {
+            let started = try worker.start(.tracker) { [self] wakeFD in
+                run(wakeFD: wakeFD, subscriber: subscriber)
+                subscriber?.close()
+            }
+            if !started { subscriber?.close() }
+        } catch {
+            subscriber?.close()
+            throw error
+        }
     }
 
     /// Stops the rounds: a probe in flight is cancelled, the thread joined.
@@ -202,12 +219,12 @@ public final class UplinkTracker: Sendable {
             let initial = shared.last.map { $0.asInitial() }
                 ?? TrackerEvent(interface: configuration.interface, state: shared.score.state, previous: nil,
                                 score: shared.score.score, round: shared.round, results: [], error: nil,
-                                time: .now)
+                                time: clock.instant)
             let hook = shared.afterObserverAdded
             shared.afterObserverAdded = nil
             switch queue.kind {
-            case let .enqueue(enqueue):
-                enqueue { body(initial) }
+            case .enqueue:
+                queue.schedule({ body(initial) }, simulation: clock.simulation) { _ in }
                 return (id, nil, hook)
             case .monitorThread where worker.threadExists:
                 worker.enqueue { body(initial) }
@@ -248,23 +265,28 @@ public final class UplinkTracker: Sendable {
 
     // MARK: The tracker's thread
 
-    private func run(wakeFD: Int32) {
-        var nextStart = monotonicNanoseconds()
+    private func run(wakeFD: Int32, subscriber: SimulationSubscriber?) {
+        var nextStart = clock.now()
         while true {
             worker.runQueued()
-            switch worker.nextTurn(due: nextStart) {
+            switch worker.nextTurn(due: nextStart, now: clock.now()) {
             case .stop:
                 return
             case .runQueued:
                 continue
             case let .wait(nanoseconds):
-                // Woken by `stop()`, by callbacks queued for this thread, or the time.
-                if waitForEvents(-1, wake: wakeFD, timeoutNanoseconds: nanoseconds).wasWoken { Wakeup.clear(wakeFD) }
+                // Woken by `stop()`, by callbacks queued for this thread, or the
+                // time (a simulation's clock rings its subscriber when it moves).
+                subscriber?.aboutToWait(busy: false, next: nextStart, timers: [])
+                let ready = waitForEvents(subscriber?.fd ?? -1, wake: wakeFD,
+                                          timeoutNanoseconds: subscriber == nil ? nanoseconds : -1)
+                if ready.wasWoken { Wakeup.clear(wakeFD) }
+                if ready.isReadable { _ = subscriber?.takeFactsChanged() }
                 continue
             case .begin:
                 break
             }
-            let started = monotonicNanoseconds()
+            let started = clock.now()
             let (succeeded, results, error) = runRound(wakeFD: wakeFD)
             guard worker.end() else { return }   // stopped meanwhile: the round counts for nothing
             let state: UplinkState = shared.withLock { shared in
@@ -274,21 +296,18 @@ public final class UplinkTracker: Sendable {
                 guard changed || !shared.roundObservers.isEmpty else { return shared.score.state }
                 let event = TrackerEvent(interface: configuration.interface, state: shared.score.state,
                                          previous: previous, score: shared.score.score, round: shared.round,
-                                         results: results, error: error, time: .now)
+                                         results: results, error: error, time: clock.instant)
                 for body in shared.roundObservers { worker.enqueue { body(event) } }
                 guard changed else { return shared.score.state }
                 shared.last = event
                 for (_, observer) in shared.observers.entries {
                     let body = observer.body
-                    switch observer.queue.kind {
-                    case .monitorThread: worker.enqueue { body(event) }
-                    case let .enqueue(enqueue): enqueue { body(event) }
-                    }
+                    observer.queue.schedule({ body(event) }, simulation: clock.simulation) { worker.enqueue($0) }
                 }
                 return shared.score.state
             }
             // Start to start; a round that overran starts the next one at once.
-            nextStart = max(started + nanoseconds(configuration.interval(in: state)), monotonicNanoseconds())
+            nextStart = max(started + nanoseconds(configuration.interval(in: state)), clock.now())
         }
     }
 

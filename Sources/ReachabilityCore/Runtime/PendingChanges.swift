@@ -51,6 +51,9 @@ package final class PendingChanges<Change: Sendable>: Sendable {
         }
     }
 
+    /// How many changes wait (one per target at most).
+    package var count: Int { state.withLock { $0.order.count } }
+
     /// The oldest pending change, or nil.
     package func take() -> Change? {
         state.withLock { $0.takeOldest() }

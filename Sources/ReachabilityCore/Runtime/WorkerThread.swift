@@ -243,12 +243,13 @@ final class WorkerThread: Sendable {
         case begin
     }
 
-    /// The thread's next step when its own work is due at `due` (monotonic ns).
-    func nextTurn(due: UInt64) -> Turn {
+    /// The thread's next step when its own work is due at `due` (monotonic
+    /// ns, or a simulation's test clock: `now`).
+    func nextTurn(due: UInt64, now: UInt64 = monotonicNanoseconds()) -> Turn {
         state.withLock { state in
             if state.stopRequested { return .stop }
             if !state.queued.isEmpty && state.holds == 0 { return .runQueued }
-            let wait = Int64(clamping: due) - Int64(clamping: monotonicNanoseconds())
+            let wait = Int64(clamping: due) - Int64(clamping: now)
             if wait > 0 { return .wait(wait) }
             // A stale wake-up (for queued work) must not cancel this work; a
             // stop was checked above, under this lock.
