@@ -138,7 +138,8 @@ let package = Package(
         .target(name: "ReachabilityTesting", dependencies: ["Reachability", "ReachabilityCore"]),
         .testTarget(
             name: "ReachabilityTestingTests",
-            dependencies: ["ReachabilityTesting", "Reachability"]
+            dependencies: ["ReachabilityTesting", "Reachability", "Network", "SystemConfiguration", "CoreTelephony",
+                           "AlamofireReachability", "ReachabilityCompatSupport"]
         ),
         .testTarget(
             name: "ReachabilityTests",

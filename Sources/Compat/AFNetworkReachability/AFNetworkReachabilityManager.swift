@@ -146,7 +146,7 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
         // that does): a manager released while monitoring gets no callback.
         SCNetworkReachabilitySetWeakCallback(reachability, self) { manager, flags in manager.deliver(flags) }
         SCNetworkReachabilitySetDispatchQueue(reachability, queue)
-        DispatchQueue.global().async {
+        DispatchQueue.global().compatAsync {
             var flags = SCNetworkReachabilityFlags()
             if SCNetworkReachabilityGetFlags(self.reachability, &flags) { self.deliver(flags) }
         }
@@ -160,7 +160,7 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
     /// On the main queue: the status, the block, the notification.
     private func deliver(_ flags: SCNetworkReachabilityFlags) {
         let status = Self.status(flags)
-        DispatchQueue.main.async {
+        DispatchQueue.main.compatAsync {
             let block = self.lock.withLock { () -> ((AFNetworkReachabilityStatus) -> Void)? in
                 self.status = status
                 return self.block

@@ -136,7 +136,7 @@ open class NetworkReachabilityManager: @unchecked Sendable {
         let queueAdded = SCNetworkReachabilitySetDispatchQueue(reachability, reachabilityQueue)
         // Scheduling brings no callback: give the current state, as Alamofire does.
         if let flags = flags {
-            reachabilityQueue.async { self.notifyListener(flags) }
+            reachabilityQueue.compatAsync { self.notifyListener(flags) }
         }
         return callbackAdded && queueAdded
     }
@@ -162,7 +162,7 @@ open class NetworkReachabilityManager: @unchecked Sendable {
             return (listener, queue)
         }
         guard let (listener, queue) = delivery else { return }
-        queue.async { listener(newStatus) }
+        queue.compatAsync { listener(newStatus) }
     }
 
     // MARK: Alamofire 4's spellings

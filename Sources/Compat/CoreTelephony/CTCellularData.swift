@@ -86,7 +86,7 @@ open class CTCellularData: NSObject, @unchecked Sendable {
             if let id = old.1 { ProcessDefaultPolicy.shared.removeObserver(id) }
             guard newValue != nil else { return }
             watch(generation)
-            queue.async { self.update(generation) }
+            queue.compatAsync { self.update(generation) }
         }
     }
 
@@ -95,14 +95,14 @@ open class CTCellularData: NSObject, @unchecked Sendable {
     private func watch(_ generation: UInt64) {
         let policyObserver = ProcessDefaultPolicy.shared.addObserver { [weak self] in
             guard let self else { return }
-            self.queue.async { self.update(generation) }
+            self.queue.compatAsync { self.update(generation) }
         }
         var monitor: ReachabilityMonitor?
         do {
             let watching = try CompatEnvironment.makeMonitor([.internet])
             watching.observeKernelChanges { [weak self] in
                 guard let self else { return }
-                self.queue.async { self.update(generation) }
+                self.queue.compatAsync { self.update(generation) }
             }
             try watching.start()
             monitor = watching
@@ -133,7 +133,7 @@ open class CTCellularData: NSObject, @unchecked Sendable {
         guard let notifier else { return }
         // Apple's block type is not Sendable: it runs on one queue, as there.
         nonisolated(unsafe) let block = notifier
-        DispatchQueue.global().async { block(current) }
+        DispatchQueue.global().compatAsync { block(current) }
     }
 
     /// The state from the kernel's links and rules and the process's policy.

@@ -184,7 +184,7 @@ open class CTTelephonyNetworkInfo: NSObject, @unchecked Sendable {
         guard let notifier = serviceRadioAccessTechnologyDidUpdateNotifier else { return }
         // Apple's block type is not Sendable: it runs on one queue, as there.
         nonisolated(unsafe) let block = notifier
-        DispatchQueue.global().async { block(service) }
+        DispatchQueue.global().compatAsync { block(service) }
     }
 }
 
@@ -230,7 +230,7 @@ final class RadioChanges: @unchecked Sendable {
             return (services, Array(self.instances.values))
         }
         guard !changed.isEmpty else { return }
-        queue.async {
+        queue.compatAsync {
             for service in changed {
                 for instance in instances { instance(service) }
                 NotificationCenter.default.post(name: .CTServiceRadioAccessTechnologyDidChange, object: service)

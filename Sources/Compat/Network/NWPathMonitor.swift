@@ -85,7 +85,7 @@ public final class NWPathMonitor: @unchecked Sendable {
         do {
             let evaluator = try CompatEnvironment.evaluator()
             let monitor = try CompatEnvironment.makeMonitor([.internet])
-            monitor.onChange(on: .custom { work in queue.async(execute: work) }) { [weak self] change in
+            monitor.onChange(on: .custom { work in queue.compatAsync(work) }) { [weak self] change in
                 self?.update(change.evaluation, evaluator)
             }
             if filtered {
@@ -94,7 +94,7 @@ public final class NWPathMonitor: @unchecked Sendable {
                 // every burst of kernel changes.
                 monitor.observeKernelChanges { [weak self, weak monitor] in
                     guard let self, let monitor else { return }
-                    queue.async {
+                    queue.compatAsync {
                         guard let evaluation = monitor.currentEvaluations.first else { return }
                         self.update(evaluation, evaluator)
                     }
@@ -108,7 +108,7 @@ public final class NWPathMonitor: @unchecked Sendable {
             try monitor.start()
         } catch {
             // The kernel cannot be watched: the first path says so, once.
-            queue.async { self.give(NWPath.initial) }
+            queue.compatAsync { self.give(NWPath.initial) }
         }
     }
 

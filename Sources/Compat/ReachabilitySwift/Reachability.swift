@@ -242,7 +242,7 @@ extension Reachability {
             self.connection != .unavailable ? self.whenReachable?(self) : self.whenUnreachable?(self)
             self.notificationCenter.post(name: .reachabilityChanged, object: self)
         }
-        notificationQueue?.async(execute: notify) ?? notify()
+        notificationQueue?.compatAsync(notify) ?? notify()
     }
 }
 

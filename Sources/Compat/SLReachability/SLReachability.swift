@@ -198,7 +198,7 @@ open class SLReachability: NSObject, @unchecked Sendable {
         SCNetworkReachabilitySetDispatchQueue(reachabilityRef, .main)
         radioObserver = NotificationCenter.default.addObserver(forName: .CTRadioAccessTechnologyDidChange, object: nil,
                                                                queue: nil) { [weak self] _ in
-            DispatchQueue.main.async { self?.update(post: true) }
+            DispatchQueue.main.compatAsync { self?.update(post: true) }
         }
     }
 

@@ -6,6 +6,7 @@
 
 import Reachability
 import Synchronization
+import Dispatch
 
 #if canImport(Glibc)
 import Glibc
@@ -97,5 +98,20 @@ public enum CompatEnvironment {
             }
         }
         return overrides
+    }
+}
+
+extension DispatchQueue {
+    /// `async(execute:)` for the compat modules' hops to the queues their
+    /// originals deliver on. Under a simulated namespace
+    /// (`CompatEnvironment.namespace` is ReachabilityTesting's
+    /// `SimulatedNetwork.namespace`) the work is counted until it has run, so
+    /// that `settled()` returns only once the callback it carries has run.
+    package func compatAsync(_ work: @escaping () -> Void) {
+        // Apple's blocks are not Sendable: each runs on the one queue it was given, as there.
+        nonisolated(unsafe) let work = work
+        guard let simulation = CompatEnvironment.namespace.simulation else { return async { work() } }
+        simulation.deliveryQueued()
+        async { work(); simulation.deliveryRan() }
     }
 }

@@ -89,13 +89,13 @@ open class ZYNetworkAccessibity: NSObject, @unchecked Sendable {
         SCNetworkReachabilitySetDispatchQueue(reachability, .main)
         let cellularData = CTCellularData()
         cellularData.cellularDataRestrictionDidUpdateNotifier = { [weak self] _ in
-            DispatchQueue.main.async { self?.check() }
+            DispatchQueue.main.compatAsync { self?.check() }
         }
         lock.withLock {
             self.reachability = reachability
             self.cellularData = cellularData
         }
-        DispatchQueue.main.async { self.check() }
+        DispatchQueue.main.compatAsync { self.check() }
     }
 
     private func stop() {

@@ -73,6 +73,8 @@ package final class SimulationSubscriber: Sendable {
     package struct State: Sendable {
         /// Facts changed since the thread last took them.
         package var factsChanged = false
+        /// Rung (facts, the clock, work queued for the thread) since its turn began.
+        package var rung = false
         /// The thread has nothing left to do: no notification, no helper
         /// thread working for it, no timer due.
         package var idle = false
@@ -109,14 +111,25 @@ package final class SimulationSubscriber: Sendable {
 
     /// Facts changed: the thread takes them at its next turn.
     package func factsChanged() {
-        state.withLock { $0.factsChanged = true; $0.idle = false }
+        state.withLock { $0.factsChanged = true; $0.rung = true; $0.idle = false }
         Wakeup.signal(fd)
     }
 
     /// The clock moved: the thread looks at its timers.
     package func clockMoved() {
-        state.withLock { $0.idle = false }
+        markBusy()
         Wakeup.signal(fd)
+    }
+
+    /// Work was queued for the thread, or it was asked to evaluate again (its
+    /// own wake-up fd rings it): not idle until it has had its turn.
+    func markBusy() {
+        state.withLock { $0.rung = true; $0.idle = false }
+    }
+
+    /// The thread's wait ended: what rang it before now is handled in this turn.
+    func beginTurn() {
+        state.withLock { $0.rung = false }
     }
 
     /// Whether it is idle, and the timers it holds.
@@ -140,7 +153,7 @@ package final class SimulationSubscriber: Sendable {
         let timers = busy ? [] : timers()
         let wentIdle = state.withLock { state -> Bool in
             state.nextDeadline = next
-            guard !busy, !state.factsChanged else { state.idle = false; return false }
+            guard !busy, !state.factsChanged, !state.rung else { state.idle = false; return false }
             state.idle = true
             state.timers = timers
             return true

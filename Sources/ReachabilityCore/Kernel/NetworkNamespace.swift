@@ -59,7 +59,7 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The simulation of a `.simulated` namespace.
-    var simulation: (any KernelSimulation)? {
+    package var simulation: (any KernelSimulation)? {
         if case let .simulated(kernel) = self { return kernel.backend }
         return nil
     }

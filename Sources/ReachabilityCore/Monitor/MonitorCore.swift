@@ -108,6 +108,7 @@ final class MonitorCore: Sendable {
                 source.close()
                 throw error
             }
+            worker.simulationSubscriber = source.subscriber
             source.subscriber?.undelivered.withLock { $0 = { [weak self] in self?.undeliveredChanges() ?? [] } }
             let generation = shared.generation &+ 1
             let loop = MonitorLoop(core: self, source: source, generation: generation)

@@ -139,6 +139,7 @@ final class MonitorLoop: @unchecked Sendable {
             if core.stopRequested { break }
             source.subscriber?.aboutToWait(busy: hasWorkInFlight, next: deadlines.next, timers: oneShotTimers())
             let ready = waitForEvents(source.fd, wake: wakeFD, timeoutNanoseconds: timeoutUntilNextDeadline())
+            source.subscriber?.beginTurn()
             dirty = Dirty()
             if ready.wasWoken {
                 Wakeup.clear(wakeFD)

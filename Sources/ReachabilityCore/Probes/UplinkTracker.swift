@@ -180,6 +180,7 @@ public final class UplinkTracker: Sendable {
             try SimulationSubscriber(owner: "tracker of \(configuration.interface)", simulation: simulation)
         }
         do throws(ReachabilityError) {
+            worker.simulationSubscriber = subscriber
             let started = try worker.start(.tracker) { [self] wakeFD in
                 run(wakeFD: wakeFD, subscriber: subscriber)
                 subscriber?.close()
@@ -280,6 +281,7 @@ public final class UplinkTracker: Sendable {
                 subscriber?.aboutToWait(busy: false, next: nextStart, timers: [])
                 let ready = waitForEvents(subscriber?.fd ?? -1, wake: wakeFD,
                                           timeoutNanoseconds: subscriber == nil ? nanoseconds : -1)
+                subscriber?.beginTurn()
                 if ready.wasWoken { Wakeup.clear(wakeFD) }
                 if ready.isReadable { _ = subscriber?.takeFactsChanged() }
                 continue

@@ -45,6 +45,9 @@ final class WorkerThread: Sendable {
         /// probes watch the wake-up fd): queued work does not wake it, it runs
         /// when that work ends.
         var busy = false
+        /// Under a simulated namespace: told of every wake-up, so that the
+        /// simulation's `settled()` waits for the turn it causes.
+        var subscriber: SimulationSubscriber?
 
         var threadExists: Bool { wakeFD >= 0 }
 
@@ -174,9 +177,16 @@ final class WorkerThread: Sendable {
     /// The wake-up fd; -1 when no thread exists (for tests).
     var wakeFileDescriptor: Int32 { state.withLock { $0.wakeFD } }
 
+    /// The simulation listener of the owner's next run (set before `start`), nil for a kernel.
+    var simulationSubscriber: SimulationSubscriber? {
+        get { state.withLock { $0.subscriber } }
+        set { state.withLock { $0.subscriber = newValue } }
+    }
+
     /// Wakes the thread (an answer for it arrived); harmless when none runs.
     func wake() {
         state.withLock { state in
+            state.subscriber?.markBusy()
             if state.wakeFD >= 0 { Wakeup.signal(state.wakeFD) }
         }
     }
@@ -193,6 +203,7 @@ final class WorkerThread: Sendable {
                 guard case .running = state.phase, state.threadExists else { return false }
             }
             state.queued.append(work)
+            state.subscriber?.markBusy()
             if state.queued.count == 1 { state.wakeForWork() }
             return true
         }
