@@ -177,3 +177,4 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
     func withLock<T>(_ body: (inout Value) -> T) -> T { lock.lock(); defer { lock.unlock() }; return body(&value) }
 }
+
