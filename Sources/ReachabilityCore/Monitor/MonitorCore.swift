@@ -100,7 +100,7 @@ final class MonitorCore: Sendable {
             // Subscribe before the first evaluation, so that nothing that
             // happens in between is missed.
             let source = try EventSource(evaluator: evaluator, configuration: configuration,
-                                         owner: "monitor of \(targets.map(\.description).joined(separator: ", "))")
+                                         owner: "monitor of " + targets.map { $0.description }.joined(separator: ", "))
             let cancelProbes: WakeSignal?
             do throws(ReachabilityError) {
                 cancelProbes = configuration.validation == nil ? nil : try WakeSignal()
@@ -191,7 +191,7 @@ final class MonitorCore: Sendable {
 
     /// Changes a stream observer has not taken yet, as text (a simulation's `finish()`).
     private func undeliveredChanges() -> [String] {
-        let sinks = shared.withLock { $0.observers.entries.map(\.1) }
+        let sinks = shared.withLock { $0.observers.entries.map { $0.entry } }
         var lines: [String] = []
         for sink in sinks {
             switch sink {

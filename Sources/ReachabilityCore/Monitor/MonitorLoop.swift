@@ -248,16 +248,16 @@ final class MonitorLoop: @unchecked Sendable {
     private func oneShotTimers() -> [String] {
         var timers: [String] = []
         let now = clock.now()
+        func line(_ name: String, _ due: UInt64, _ target: Target?) -> String {
+            let left = (due &- min(due, now)) / 1_000_000
+            return name + (target.map { " of \($0.description)" } ?? "") + " in \(left) ms"
+        }
         for (index, item) in watched.enumerated() {
-            for kind in [Deadlines.Kind.retry, .recheck, .resolveTimeout] {
-                guard let due = deadlines[kind, index] else { continue }
-                let left = Duration.nanoseconds(Int64(clamping: due &- min(due, now)))
-                timers.append("\(kind) of \(item.target) in \(left)")
-            }
+            if let due = deadlines[.retry, index] { timers.append(line("retry", due, item.target)) }
+            if let due = deadlines[.recheck, index] { timers.append(line("recheck", due, item.target)) }
+            if let due = deadlines[.resolveTimeout, index] { timers.append(line("resolveTimeout", due, item.target)) }
         }
-        if let due = deadlines[.pathFacts, 0] {
-            timers.append("pathFacts in \(Duration.nanoseconds(Int64(clamping: due &- min(due, now))))")
-        }
+        if let due = deadlines[.pathFacts, 0] { timers.append(line("pathFacts", due, nil)) }
         return timers
     }
 
