@@ -121,7 +121,9 @@ extension NetworkNamespace {
     var enterHint: String {
         switch self {
         case .current: return "CAP_SYS_ADMIN"
+        #if !REACH_NO_SIMULATION
         case .simulated: return "nothing (a simulated kernel asks no permission)"
+        #endif
         case let .named(name): return "CAP_SYS_ADMIN to enter it (or run inside it: ip netns exec \(name) ...)"
         case let .path(path):
             return "CAP_SYS_ADMIN to enter it, and to open a /proc/PID/ns/net of another user's process the right to "

@@ -39,8 +39,13 @@ final class EventSource: @unchecked Sendable {
     private let configuration: ReachabilityMonitor.Configuration
     /// The socket is closed after a failure and opened again at this time (monotonic ns).
     private(set) var reopenAt: UInt64?
+    #if REACH_NO_SIMULATION
+    /// None in a firmware build: every use below is dead code.
+    var subscriber: SimulationSubscriber? { nil }
+    #else
     /// In a simulated namespace: the simulation's ring instead of a socket.
     let subscriber: SimulationSubscriber?
+    #endif
 
     /// Opens the event socket (subscribed before the first evaluation, so
     /// that nothing that happens in between is missed); in a simulated
@@ -49,6 +54,9 @@ final class EventSource: @unchecked Sendable {
          owner: @autoclosure () -> String) throws(ReachabilityError) {
         self.evaluator = evaluator
         self.configuration = configuration
+        #if REACH_NO_SIMULATION
+        socket = try EventSource.open(evaluator: evaluator, configuration: configuration)
+        #else
         if let simulation = evaluator.handle.simulation {
             subscriber = try SimulationSubscriber(owner: owner(), simulation: simulation)
             socket = creach_nl()
@@ -57,6 +65,7 @@ final class EventSource: @unchecked Sendable {
             subscriber = nil
             socket = try EventSource.open(evaluator: evaluator, configuration: configuration)
         }
+        #endif
         buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
     }
 

@@ -65,6 +65,41 @@ public struct SimulatedKernel: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "simulated:\(backend.name)" }
 }
 
+#if REACH_NO_SIMULATION
+/// A firmware build's stand-in (`-DREACH_NO_SIMULATION`): no namespace is
+/// simulated there, so no subscriber exists and every call below is dead code
+/// the optimizer removes with its branch.
+package final class SimulationSubscriber: Sendable {
+    package struct State: Sendable {
+        package var idle = true
+        package var timers: [String] = []
+        package var nextDeadline: UInt64?
+    }
+    package let owner = ""
+    let fd: Int32 = -1
+    let undelivered = Locked<(@Sendable () -> [String])?>(nil)
+    init(owner: String, simulation: any KernelSimulation) throws(ReachabilityError) {}
+    func close() {}
+    package func factsChanged() {}
+    package func clockMoved() {}
+    func markBusy() {}
+    func beginTurn() {}
+    package var snapshot: State { State() }
+    package func undeliveredChanges() -> [String] { [] }
+    func takeFactsChanged() -> Bool { false }
+    func aboutToWait(busy: Bool, next: UInt64?, timers: @autoclosure () -> [String]) {}
+    func timeout(until deadline: UInt64?) -> Int64 { -1 }
+}
+
+/// CLOCK_MONOTONIC: nothing else in a firmware build.
+struct RuntimeClock: Sendable {
+    init(simulation: (any KernelSimulation)?) {}
+    var simulation: (any KernelSimulation)? { nil }
+    @inline(__always)
+    func now() -> UInt64 { monotonicNanoseconds() }
+    var instant: MonotonicInstant { MonotonicInstant(nanoseconds: now()) }
+}
+#else
 /// One listener of a simulation: a monitor's event thread or a tracker's
 /// round thread. The simulation rings it (an eventfd the thread polls, as it
 /// polls a netlink socket) when facts changed or its clock moved; the thread
@@ -178,6 +213,7 @@ struct RuntimeClock: Sendable {
 
     var instant: MonotonicInstant { MonotonicInstant(nanoseconds: now()) }
 }
+#endif
 
 extension DeliveryQueue {
     /// `work` queued on this queue; under a simulation, counted until it has

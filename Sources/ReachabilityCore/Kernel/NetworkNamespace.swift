@@ -15,9 +15,12 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     case named(String)
     /// A namespace file by path, such as `/proc/PID/ns/net` or a bind mount of one.
     case path(String)
+    #if !REACH_NO_SIMULATION
     /// A kernel simulated in memory (ReachabilityTesting's `SimulatedNetwork.namespace`):
     /// its facts answer every lookup, its events and test clock drive monitors and trackers.
+    /// Firmware builds leave it out (`-DREACH_NO_SIMULATION`, Tools/Footprint/firmware.flags).
     case simulated(SimulatedKernel)
+    #endif
 
     /// `NAME` → `.named`, anything with a `/` → `.path`; validates the name.
     public init(parsing text: String) throws(ReachabilityError) {
@@ -47,27 +50,38 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     /// The name or path as given to `creach_netns_open`, nil for `.current`.
     var argument: String? {
         switch self {
-        case .current, .simulated: return nil
+        case .current: return nil
         case let .named(name): return name
         case let .path(path): return path
+        #if !REACH_NO_SIMULATION
+        case .simulated: return nil
+        #endif
         }
     }
 
     public var description: String {
+        #if !REACH_NO_SIMULATION
         if case let .simulated(kernel) = self { return kernel.description }
+        #endif
         return argument ?? "current"
     }
 
-    /// The simulation of a `.simulated` namespace.
+    /// The simulation of a `.simulated` namespace (always nil in a firmware
+    /// build, where the optimizer then drops every simulated branch).
     package var simulation: (any KernelSimulation)? {
+        #if !REACH_NO_SIMULATION
         if case let .simulated(kernel) = self { return kernel.backend }
+        #endif
         return nil
     }
 
     /// An fd of the namespace (O_CLOEXEC) for the caller to close; -1 for `.current`.
     func open() throws(ReachabilityError) -> Int32 {
         switch self {
-        case .current, .simulated: return -1
+        case .current: return -1
+        #if !REACH_NO_SIMULATION
+        case .simulated: return -1
+        #endif
         case let .named(name): try Self.validateName(name)
         case let .path(path): try Self.validatePath(path)
         }
@@ -151,11 +165,11 @@ package final class NamespaceHandle: Sendable {
     /// -1 for the current namespace (and a simulated one).
     let fd: Int32
     /// The simulated kernel that answers instead of one, nil for a real namespace.
-    let simulation: (any KernelSimulation)?
+    @inline(__always)
+    var simulation: (any KernelSimulation)? { namespace.simulation }
 
     init(_ namespace: NetworkNamespace) throws(ReachabilityError) {
         self.namespace = namespace
-        simulation = namespace.simulation
         fd = try namespace.open()
     }
 

@@ -226,6 +226,20 @@ struct RouteSocket {
     }
 }
 
+#if REACH_NO_SIMULATION
+/// The evaluator's kernel: in a firmware build (`-DREACH_NO_SIMULATION`), the
+/// namespace's sockets and nothing else.
+typealias KernelConnection = RouteSocket
+
+extension RouteSocket {
+    init(_ handle: NamespaceHandle) throws(ReachabilityError) {
+        guard let socket = RouteSocket(namespaceFD: handle.fd) else {
+            throw .openingSocket("open NETLINK_ROUTE socket", in: handle.namespace, errno: .current)
+        }
+        self = socket
+    }
+}
+#else
 /// The evaluator's kernel: a namespace's sockets, or a simulation answering
 /// the same questions from facts held in memory (`KernelSimulation`).
 enum KernelConnection {
@@ -305,3 +319,4 @@ enum KernelConnection {
         }
     }
 }
+#endif
