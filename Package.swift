@@ -143,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachabilityTests",
-            dependencies: ["Reachability", "ReachabilityCore", "ReachabilityModel", "CReachability"],
+            dependencies: ["Reachability", "ReachabilityCore", "ReachabilityModel", "CReachability", "ReachabilityTesting"],
             // Binary netlink captures, read by path (#filePath) in the parser tests.
             exclude: ["Fixtures"]
         ),

@@ -7,6 +7,7 @@
 
 import Dispatch
 import Reachability
+import ReachabilityTesting
 
 private let queue = DispatchQueue(label: "readme")
 
@@ -44,4 +45,15 @@ private func readmeMonitor() async throws {
     for await change in monitor.changes() {          // initial states first, then changes
         print(change.target, change.isInitial, change.status, change.interface ?? "-")
     }
+}
+
+private func readmeTestingYourCode() async throws {
+    let net = SimulatedNetwork(.dualUplinkWanLte)          // wan0 wired, wwan0 LTE
+    let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace)
+    try monitor.start()
+    net["wan0"].setDown()                                  // also unplug(), signalLost(), becomeCaptive(location:),
+    await net.settled()                                    // net.policy.allowsWWAN = false, net.with(.down, on:) {...}
+    print(monitor.currentEvaluations[0].primary?.link?.name ?? "none")   // wwan0
+    monitor.stop()
+    try await net.finish()                                 // fails on changes nobody took, timers left armed
 }
