@@ -71,6 +71,26 @@ final class SimulatedNetworkTests: XCTestCase {
         monitor.stop()
     }
 
+    func testFinishListsAnArmedRetryUntilTheClockReachesIt() async throws {
+        let net = SimulatedNetwork(.wiredOnly)
+        // The kernel fails a lookup; the monitor reports it and retries in a second.
+        net.failNextLookups(1)
+        let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace)
+        try monitor.start()
+        await net.settled()
+        XCTAssertNotNil(monitor.currentEvaluations.first?.error)
+        do {
+            try await net.finish()
+            XCTFail("finish() passed with a retry armed")
+        } catch {
+            XCTAssertTrue(error.leftovers.contains { $0.contains("retry of internet in 1000 ms") }, error.description)
+        }
+        await net.advance(by: .seconds(1))
+        XCTAssertEqual(monitor.currentEvaluations.first?.status, .reachable(.wired))
+        try await net.finish()
+        monitor.stop()
+    }
+
     func testCallbacksOnAQueueHaveRunOnceSettled() async throws {
         let net = SimulatedNetwork(.dualUplinkWanLte)
         let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace)

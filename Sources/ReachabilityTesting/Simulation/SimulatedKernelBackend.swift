@@ -37,6 +37,8 @@ final class SimulatedKernelBackend: KernelSimulation, @unchecked Sendable {
         var nextWaiter: UInt64 = 0
         /// Problems `finish()` reports (a `settled()` that gave up).
         var problems: [String] = []
+        /// This many route lookups fail as a kernel that cannot answer does.
+        var failingLookups = 0
     }
 
     let name: String
@@ -71,7 +73,13 @@ final class SimulatedKernelBackend: KernelSimulation, @unchecked Sendable {
     func interfaceIndex(named name: String) -> Int32? { read { $0.facts.linkIndex(name) } }
 
     func lookupRoute(_ address: IPAddress, options: LookupOptions) throws(ReachabilityError) -> RouteLookup {
-        read { state in
+        let fails = state.withLock { state -> Bool in
+            guard state.failingLookups > 0 else { return false }
+            state.failingLookups -= 1
+            return true
+        }
+        if fails { throw .system(operation: "RTM_GETROUTE \(address) (simulated)", errno: SystemErrno(rawValue: EIO)) }
+        return read { state in
             state.facts.lookup(KernelFacts.Query(destination: address, source: options.source,
                                                  outputIndex: options.interface.flatMap(state.facts.linkIndex),
                                                  mark: options.mark ?? 0, uid: options.uid ?? getuid()))

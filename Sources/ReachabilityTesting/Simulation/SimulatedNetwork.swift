@@ -206,6 +206,13 @@ public final class SimulatedNetwork: Sendable, CustomStringConvertible {
         set { kernel.change { $0.hosts[name.lowercased()] = newValue } }
     }
 
+    /// The next `count` route lookups fail as a kernel that cannot answer
+    /// (`ReachabilityError.system`, EIO): a monitor reports the error for its
+    /// target and tries again after its `retryInterval` (on the test clock).
+    public func failNextLookups(_ count: Int) {
+        kernel.state.withLock { $0.failingLookups += count }
+    }
+
     // MARK: Routes and rules
 
     /// The routing tables (`ip route`).
