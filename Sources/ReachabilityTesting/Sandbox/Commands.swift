@@ -3,7 +3,6 @@
 // same functions (package access).
 
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -38,44 +37,117 @@ package enum CommandError: Error, CustomStringConvertible {
 }
 
 /// Runs `executable` with `arguments`, no shell, capturing stdout and stderr
-/// (both pipes are drained concurrently, so neither can fill up and block);
-/// `input`, when given, is the child's standard input, else /dev/null.
+/// (read together as they come, so neither can fill up and block); `input`,
+/// when given, is the child's standard input, else /dev/null; `environment`
+/// replaces this process's.
+///
+/// posix_spawn and waitpid, not Foundation's `Process`: inside the suite's
+/// wrapper (`unshare -Urnm`) the process's own network namespace has no
+/// loopback up, Foundation cannot make the wakeup sockets its run loop
+/// learns of a child's exit through, and `waitUntilExit()` never returns.
 package func runCommand(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
                         input: String? = nil) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let out = Pipe()
-    let err = Pipe()
-    let inputPipe = input.map { _ in Pipe() }
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = inputPipe ?? FileHandle.nullDevice
-    do {
-        try process.run()
-    } catch {
-        throw CommandError.launchFailed(([executable.path] + arguments).joined(separator: " "), error)
+    let output = try ChildChannel(), errors = try ChildChannel()
+    let inputChannel = try input.map { _ in try ChildChannel() }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    if let inputChannel {
+        posix_spawn_file_actions_adddup2(&actions, inputChannel.childEnd, 0)
+    } else {
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     }
-    if let inputPipe, let input {
-        // Small texts (a few `ip -batch` lines): they fit the pipe's buffer.
-        inputPipe.fileHandleForWriting.write(Data(input.utf8))
-        try? inputPipe.fileHandleForWriting.close()
+    posix_spawn_file_actions_adddup2(&actions, output.childEnd, 1)
+    posix_spawn_file_actions_adddup2(&actions, errors.childEnd, 2)
+    closeInheritedDescriptors(&actions)
+    let pid = try spawn(executable, arguments, environment: environment, actions: &actions)
+    [output, errors, inputChannel].forEach { $0?.closeChildEnd() }
+    if let inputChannel, let input {
+        // Small texts (a few `ip -batch` lines): they fit the socket's buffer.
+        _ = Array(input.utf8).withUnsafeBytes { write(inputChannel.parentEnd, $0.baseAddress, $0.count) }
+        inputChannel.closeParentEnd()
     }
-    let group = DispatchGroup()
-    let errorData = Mutex(Data())
-    group.enter()
-    DispatchQueue.global().async {
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        errorData.withLock { $0 = data }
-        group.leave()
+    let (stdout, stderr) = readUntilEnd(output.parentEnd, errors.parentEnd)
+    return CommandResult(status: try waitForExit(pid), stdout: String(decoding: stdout, as: UTF8.self),
+                         stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+/// A socket pair between this process and a child: the child's end becomes one
+/// of its standard descriptors. Close-on-exec, so no other child inherits it
+/// (Swift's Glibc has no pipe2).
+private final class ChildChannel {
+    private(set) var parentEnd: Int32
+    private(set) var childEnd: Int32
+
+    init() throws {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw SandboxError("socketpair: \(String(cString: strerror(errno)))")
+        }
+        parentEnd = ends[0]
+        childEnd = ends[1]
     }
-    let outputData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus,
-                         stdout: String(decoding: outputData, as: UTF8.self),
-                         stderr: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+
+    func closeChildEnd() { if childEnd >= 0 { close(childEnd); childEnd = -1 } }
+    func closeParentEnd() { if parentEnd >= 0 { close(parentEnd); parentEnd = -1 } }
+    deinit { closeChildEnd(); closeParentEnd() }
+}
+
+/// Reads both descriptors until each reaches its end.
+private func readUntilEnd(_ first: Int32, _ second: Int32) -> ([UInt8], [UInt8]) {
+    var data: [[UInt8]] = [[], []]
+    var open = [pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0)]
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while open.contains(where: { $0.fd >= 0 }) {
+        guard poll(&open, nfds_t(open.count), -1) >= 0 || errno == EINTR else { break }
+        for index in open.indices where open[index].fd >= 0 && open[index].revents != 0 {
+            let count = buffer.withUnsafeMutableBytes { read(open[index].fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data[index] += buffer[..<count]
+            } else if count == 0 || errno != EINTR {
+                open[index].fd = -1   // poll ignores a negative descriptor
+            }
+        }
+    }
+    return (data[0], data[1])
+}
+
+/// posix_spawn with the default signal handlers and no blocked signal: the
+/// calling thread may block signals (libdispatch's and Swift concurrency's
+/// workers do), and a child inherits that mask, so a daemon would never see
+/// the SIGTERM that stops it.
+private func spawn(_ executable: URL, _ arguments: [String], environment: [String: String]?,
+                   actions: inout posix_spawn_file_actions_t) throws -> pid_t {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    posix_spawnattr_setsigmask(&attributes, &signals)
+    sigfillset(&signals)
+    posix_spawnattr_setsigdefault(&attributes, &signals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let words = [executable.path] + arguments
+    let argv = words.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+    defer { envp?.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = envp.map { posix_spawn(&pid, executable.path, &actions, &attributes, argv, $0) }
+        ?? posix_spawn(&pid, executable.path, &actions, &attributes, argv, environ)
+    guard spawned == 0 else {
+        throw CommandError.launchFailed(words.joined(separator: " "), SandboxError(String(cString: strerror(spawned))))
+    }
+    return pid
+}
+
+/// Waits for child `pid`; its exit status, or 128 + N when signal N ended it.
+private func waitForExit(_ pid: pid_t) throws -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+        guard errno == EINTR else { throw SandboxError("waitpid \(pid): \(String(cString: strerror(errno)))") }
+    }
+    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
 }
 
 /// The program `name` on PATH or in the sbin directories (where Debian puts
@@ -105,9 +177,9 @@ package func processIsGone(_ pid: pid_t) -> Bool {
 /// `output`, and waits for it; returns its exit status (128 + N when signal N
 /// ended it). For launchers of daemons: the child inherits none of this
 /// process's descriptors (`closefrom` 3), so the daemon it forks keeps none
-/// of them open. With `Process` it would keep the socket through which
-/// Foundation learns that its child exited, and `waitUntilExit()` would wait
-/// as long as the daemon runs.
+/// of them open (with `Process`, it kept the socket through which Foundation
+/// learns that its child exited, and `waitUntilExit()` waited as long as the
+/// daemon ran).
 package func runLauncher(_ executable: URL, _ arguments: [String], output: String) throws -> Int32 {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -116,32 +188,7 @@ package func runLauncher(_ executable: URL, _ arguments: [String], output: Strin
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
     closeInheritedDescriptors(&actions)
-    // The calling thread may block signals (libdispatch's and Swift
-    // concurrency's workers do), and a child inherits that mask: a daemon
-    // would never see the SIGTERM that stops it. It gets no mask and the
-    // default handlers.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var signals = sigset_t()
-    sigemptyset(&signals)
-    posix_spawnattr_setsigmask(&attributes, &signals)
-    sigfillset(&signals)
-    posix_spawnattr_setsigdefault(&attributes, &signals)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let words = [executable.path] + arguments
-    let argv = words.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, executable.path, &actions, &attributes, argv, environ)
-    guard spawned == 0 else {
-        throw CommandError.launchFailed(words.joined(separator: " "), SandboxError(String(cString: strerror(spawned))))
-    }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
-        guard errno == EINTR else { throw SandboxError("waitpid \(pid): \(String(cString: strerror(errno)))") }
-    }
-    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return try waitForExit(try spawn(executable, arguments, environment: nil, actions: &actions))
 }
 
 /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's
