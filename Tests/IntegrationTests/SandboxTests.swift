@@ -189,6 +189,8 @@ final class SandboxTests: XCTestCase {
         XCTAssertTrue(noVeth?.remedy.contains("modprobe veth") == true)
 
         let noMountNamespace = diagnosis(.userNamespace, .mount, "mount: /run/netns: permission denied.")
+        XCTAssertTrue(noMountNamespace?.reason.contains("no mount namespace of its own") == true,
+                      "\(String(describing: noMountNamespace))")
         XCTAssertTrue(noMountNamespace?.remedy.contains("unshare -Urnm") == true, "\(String(describing: noMountNamespace))")
     }
 
@@ -243,6 +245,7 @@ final class SandboxTests: XCTestCase {
 
         var mark = log.mark
         try wan.becomeCaptive(location: portal)
+        XCTAssertEqual(wan.captiveLocation, portal)
         let portal = self.portal
         waitForChange(log, from: mark, "captive") {
             $0.evaluation.accessibility == .captive && $0.flags.contains(.interventionRequired)

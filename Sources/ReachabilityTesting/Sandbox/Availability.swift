@@ -96,7 +96,7 @@ package struct AvailabilityFacts: Sendable {
             return .available
         }
         let orRoot = context == .root ? "" : ", or run the suite as root"
-        let refused = message.contains("Operation not permitted") || message.contains("Permission denied")
+        let refused = ["operation not permitted", "permission denied"].contains { message.lowercased().contains($0) }
         if maxUserNamespaces == 0 || (step == .unshare && message.contains("No space left on device")) {
             return .unavailable(reason: "user namespaces are switched off: user.max_user_namespaces is \(maxUserNamespaces ?? 0)",
                                 remedy: "As root: sysctl -w user.max_user_namespaces=15000" + orRoot)

@@ -64,6 +64,10 @@ extension NetworkSandbox {
             self.nameServer = nameServer
         }
 
+        /// Where the provider's portal redirects while it is captive
+        /// (``becomeCaptive(location:)``), nil while the endpoint answers 204.
+        public var captiveLocation: String? { state.withLock { $0.captiveLocation } }
+
         /// `NAME (KIND)`.
         public var description: String { "\(name) (\(kind))" }
 
