@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test check-layers test-sanitize soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all help bench-instructions setup build run test check-layers test-sanitize test-sandbox-unprivileged soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -26,6 +26,7 @@ help:
 	  "make setup-kernel   install what the kernel lane needs" \
 	  "make setup-fleet    install Prometheus, promtool, systemd-analyze" \
 	  "make test-sanitize  the suite under ASan, UBSan and LSan" \
+	  "make test-sandbox-unprivileged  NetworkSandbox's tests as nobody, in unshare -Urnm" \
 	  "make soak           10,000-cycle soak and fault tests (root)" \
 	  "make steady-state   mallocs per monitor round must be 0 (root)" \
 	  "make fuzz           libFuzzer on every C parser (FUZZ_SECONDS each)" \
@@ -172,6 +173,26 @@ test-sanitize: setup
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SWIFT_BACKTRACE=enable=no \
 		$(SWIFT) test --skip-build --disable-swift-testing $(SANITIZE_FLAGS)
+
+# NetworkSandbox's tests (ReachabilityTesting, tier 2) as an unprivileged
+# user, through the wrapper its documentation gives: the whole test process in
+# a user, network and mount namespace (`unshare -Urnm`). Built as root first,
+# then run as nobody (SANDBOX_UID); the test binary is copied to a temporary
+# directory when nobody cannot read the checkout. REACH_EXPECT_USERNS=1 makes
+# the tests check that they run inside a user namespace, REACH_REQUIRE_NETNS=1
+# that they do not skip.
+SANDBOX_UID ?= 65534
+test-sandbox-unprivileged: setup
+	$(SWIFT) build --build-tests
+	@bin=$$($(SWIFT) build --show-bin-path)/swift-reachabilityPackageTests.xctest; \
+	as_user="setpriv --reuid $(SANDBOX_UID) --regid $(SANDBOX_UID) --clear-groups"; \
+	run=$$(mktemp -d /tmp/reach-sandbox-unprivileged.XXXXXX) && chmod 755 $$run && \
+	mkdir $$run/home && chown $(SANDBOX_UID):$(SANDBOX_UID) $$run/home || exit 1; \
+	if ! $$as_user test -r $$bin -a -x $$bin; then cp $$bin $$run/ && chmod 755 $$run/$${bin##*/} && bin=$$run/$${bin##*/}; fi; \
+	echo "make: $$as_user unshare -Urnm $$bin IntegrationTests.SandboxTests"; \
+	cd $$run && HOME=$$run/home REACH_REQUIRE_NETNS=1 REACH_EXPECT_USERNS=1 \
+		$$as_user unshare -Urnm $$bin IntegrationTests.SandboxTests; \
+	status=$$?; rm -rf $$run; exit $$status
 
 # Soak: 10,000 link flaps under one monitor, 10,000 monitor start/stop
 # cycles, and 100,000 flaps with stalled consumers (10 per cycle); file

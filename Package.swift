@@ -161,7 +161,9 @@ let package = Package(
             name: "CompatTests",
             dependencies: ["SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport",
                            "AppleReachability", "AFNetworkReachability", "AlamofireReachability", "ReachabilitySwift",
-                           "SLReachability", "ZYNetworkAccessibity", "Reachability", "CTestSupport"]
+                           "SLReachability", "ZYNetworkAccessibity", "Reachability", "CTestSupport",
+                           // TestNamespace.swift (shared with IntegrationTests) runs commands with its helpers.
+                           "ReachabilityTesting"]
         ),
         // Code written as iOS code is written (imports only Foundation and
         // Apple's framework names, no #if os(Linux)), in Swift 5 language mode

@@ -2,6 +2,7 @@
 // modules read (with the process defaults restored), the example programs.
 
 import Foundation
+import ReachabilityTesting   // runCommand, ipExecutable
 import Reachability
 import ReachabilityCompatSupport
 import Synchronization

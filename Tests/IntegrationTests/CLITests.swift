@@ -3,6 +3,7 @@
 
 import CReachability
 import Foundation
+import ReachabilityTesting   // runCommand, ipExecutable
 import XCTest
 
 #if canImport(Glibc)

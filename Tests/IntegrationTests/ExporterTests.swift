@@ -11,6 +11,7 @@
 // so that a missing binary fails rather than skips).
 
 import Foundation
+import ReachabilityTesting   // runCommand, ipExecutable
 import XCTest
 
 #if canImport(Glibc)

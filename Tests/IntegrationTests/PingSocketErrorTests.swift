@@ -11,6 +11,7 @@
 // or as nobody, with ping_group_range admitting every group.
 
 import Foundation
+import ReachabilityTesting   // runCommand, ipExecutable
 import Synchronization
 import XCTest
 

@@ -5,6 +5,7 @@
 // the test's namespace (ip netns exec), and compares with root's answer.
 
 import Foundation
+import ReachabilityTesting   // runCommand, ipExecutable
 import XCTest
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 // Running the built `reach` binary from integration tests, as a user would.
 
 import Foundation
+import ReachabilityTesting   // runCommand, ipExecutable
 import XCTest
 
 extension NamespaceTestCase {

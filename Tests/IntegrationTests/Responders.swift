@@ -8,6 +8,7 @@
 import CReachability
 import Foundation
 import Reachability
+import ReachabilityTesting
 import XCTest
 
 #if canImport(Glibc)
@@ -429,12 +430,11 @@ final class HTTPResponder: @unchecked Sendable {
 
 /// A real nginx (Debian's `nginx-light`) serving `address`:`port` inside a
 /// test namespace, with a config of fixed locations written into a temporary
-/// directory that also takes its pid file, error log and temp paths:
-/// `ip netns exec NS nginx -p DIR -c DIR/nginx.conf -g 'daemon off; pid DIR/nginx.pid;'`.
-/// Started only once a TCP connect from inside the namespace reaches its
-/// listening socket (bounded tries, no fixed sleep). `stop()` (idempotent,
-/// also run by deinit) sends SIGTERM (nginx's fast shutdown: the master stops
-/// its worker and exits), waits, and removes the directory.
+/// directory that also takes its pid file, error log and temp paths; started
+/// as the sandbox starts its endpoints (`Nginx.start`: one process, a daemon).
+/// Ready once a TCP connect from inside the namespace reaches its listening
+/// socket (bounded tries, no fixed sleep). `stop()` (idempotent, also run by
+/// deinit) ends it and removes the directory.
 final class NginxServer: @unchecked Sendable {
     /// What each location answers (`return` needs no file; `sub_filter` turns a
     /// body into a chunked one, `chunked_transfer_encoding off` into one that
@@ -465,61 +465,28 @@ final class NginxServer: @unchecked Sendable {
     let addresses: [String]
     let port: UInt16
     let directory: URL
-    private let process = Process()
-    private let stopped = ResponderLocked(false)
+    private let daemon: ServerDaemon
 
     /// The nginx binary (PATH, then /usr/sbin), or nil.
-    static let executable: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
-        return directories.map { $0 + "/nginx" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    static let executable: String? = Nginx.executable?.path
 
     /// Starts nginx in `namespace` listening on each of `addresses` (IPv4 or
     /// IPv6 literals) at `port`, and waits until it accepts connections.
-    init(in namespace: TestNamespace, addresses: [String], port: UInt16 = 80, nginx: String) throws {
-        guard let ip = ipExecutable else { throw ResponderError(description: "iproute2's ip is not installed") }
+    init(in namespace: TestNamespace, addresses: [String], port: UInt16 = 80) throws {
         self.addresses = addresses
         self.port = port
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("reach-nginx-\(getpid())-\(UInt32.random(in: 0 ... UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
-        let config = directory.appendingPathComponent("nginx.conf")
-        let output = directory.appendingPathComponent("output.log")
         do {
-            try Self.config(directory: directory.path, addresses: addresses, port: port)
-                .write(to: config, atomically: true, encoding: .utf8)
-            guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
-                throw ResponderError(description: "cannot create \(output.path)")
+            daemon = try Nginx.start(in: namespace.name, directory: directory,
+                                     config: Nginx.config(directory: directory.path, addresses: addresses, port: port,
+                                                          locations: Self.locations)) {
+                (try? Self.canConnect(in: namespace, to: addresses[0], port: port)) == true
             }
-            let log = try FileHandle(forWritingTo: output)
-            defer { try? log.close() }   // nginx has its own copy
-            process.executableURL = ip
-            process.arguments = ["netns", "exec", namespace.name, nginx, "-p", directory.path + "/", "-c", config.path,
-                                 "-g", "daemon off; pid \(directory.path)/nginx.pid;"]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = log
-            process.standardError = log
-            try process.run()
         } catch {
             try? FileManager.default.removeItem(at: directory)
-            stopped.current = true
             throw ResponderError(description: "cannot start nginx: \(error)")
-        }
-        // Ready when a connect from inside the namespace is accepted: 5 s at most.
-        var ready = false
-        for _ in 0 ..< 250 where process.isRunning {
-            if (try? Self.canConnect(in: namespace, to: addresses[0], port: port)) == true {
-                ready = true
-                break
-            }
-            usleep(20_000)
-        }
-        guard ready else {
-            let why = process.isRunning ? "not listening after 5 s" : "exited with status \(process.terminationStatus)"
-            let text = diagnostics
-            stop()
-            throw ResponderError(description: "nginx \(why): \(text)")
         }
     }
 
@@ -532,43 +499,14 @@ final class NginxServer: @unchecked Sendable {
         }
     }
 
-    /// nginx's own output and error log, for failure messages.
-    var diagnostics: String {
-        ["output.log", "error.log"].compactMap { name in
-            (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)).map { "\(name): \($0)" }
-        }.joined(separator: "\n")
-    }
+    /// nginx's error log, for failure messages.
+    var diagnostics: String { "error.log: " + daemon.log("error.log") }
 
     /// `http://ADDRESS[:PORT]PATH` for the first address.
     func url(_ path: String) -> String {
         let address = addresses[0]
         let host = address.contains(":") ? "[\(address)]" : address
         return port == 80 ? "http://\(host)\(path)" : "http://\(host):\(port)\(path)"
-    }
-
-    static func config(directory: String, addresses: [String], port: UInt16) -> String {
-        let listens = addresses.map { "        listen \($0.contains(":") ? "[\($0)]" : $0):\(port);" }
-        let locations = Self.locations.map { "        location = \($0.path) { \($0.directives) }" }
-        return ([
-            "worker_processes 1;",
-            "error_log \(directory)/error.log info;",
-            "events { worker_connections 64; }",
-            "http {",
-            "    access_log off;",
-            "    default_type text/plain;",
-            "    client_body_temp_path \(directory)/client_body;",
-            "    proxy_temp_path \(directory)/proxy;",
-            "    fastcgi_temp_path \(directory)/fastcgi;",
-            "    uwsgi_temp_path \(directory)/uwsgi;",
-            "    scgi_temp_path \(directory)/scgi;",
-            "    server {",
-        ] + listens + [
-            "        server_name _;",
-            "        root \(directory)/www;",
-        ] + locations + [
-            "    }",
-            "}",
-        ]).joined(separator: "\n") + "\n"
     }
 
     /// Whether a TCP connect from inside `namespace` to `address`:`port` completes within 200 ms.
@@ -590,15 +528,7 @@ final class NginxServer: @unchecked Sendable {
     }
 
     /// SIGTERM (fast shutdown), up to 5 s for nginx to exit, then SIGKILL; removes the directory. Idempotent.
-    func stop() {
-        let already = stopped.withLock { done -> Bool in
-            defer { done = true }
-            return done
-        }
-        guard !already else { return }
-        terminateServer(process)
-        try? FileManager.default.removeItem(at: directory)
-    }
+    func stop() { daemon.stop() }
 
     deinit { stop() }
 }
@@ -609,9 +539,9 @@ extension NamespaceTestCase {
     /// when REACH_REQUIRE_NETNS=1 (CI installs Debian's nginx-light).
     func startNginx(in namespace: TestNamespace, addresses: [String], port: UInt16 = 80,
                     file: StaticString = #filePath, line: UInt = #line) throws -> NginxServer {
-        let nginx = try requireServer(NginxServer.executable, "nginx", package: "nginx-light", file: file, line: line)
+        _ = try requireServer(NginxServer.executable, "nginx", package: "nginx-light", file: file, line: line)
         return try startServer(file: file, line: line) {
-            try NginxServer(in: namespace, addresses: addresses, port: port, nginx: nginx)
+            try NginxServer(in: namespace, addresses: addresses, port: port)
         } stop: { $0.stop() }
     }
 
@@ -642,86 +572,40 @@ extension NamespaceTestCase {
     }
 }
 
-/// SIGTERM, up to 5 s for the process to exit, then SIGKILL.
-func terminateServer(_ process: Process) {
-    guard process.isRunning else { return }
-    process.terminate()
-    let deadline = Date().addingTimeInterval(5)
-    while process.isRunning && Date() < deadline { usleep(5_000) }
-    if process.isRunning {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-}
-
 // MARK: - dnsmasq
 
 /// A real name server (Debian's `dnsmasq-base`) on `address`:53 inside a test
-/// namespace, answering `records` (name → IPv4 address) and nothing else: no
-/// upstream, no hosts file, no configuration file, so it sends nothing itself.
-/// It runs as the daemon it is (its pid in a file), not as a `Process`:
-/// Foundation's child reaper blocked in wait4 on one long-running child
-/// while another exited. Ready once a query from `client` is answered
-/// (bounded tries, no fixed sleep).
+/// namespace, answering `records` (name → IPv4 address) and nothing else, as
+/// the sandbox's providers run it (`Dnsmasq.start`: a daemon known by its pid
+/// file). Ready once a query from `client` is answered (bounded tries, no
+/// fixed sleep).
 final class DnsmasqServer: @unchecked Sendable {
     let address: String
     private let directory: URL
-    private let pid: pid_t
-    private let stopped = ResponderLocked(false)
+    private let daemon: ServerDaemon
 
-    static let executable: String? = ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq", "/sbin/dnsmasq"]
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let executable: String? = Dnsmasq.executable?.path
 
-    init(in namespace: TestNamespace, address: String, records: [String: String], readyFrom client: TestNamespace,
-         dnsmasq: String) throws {
-        guard let ip = ipExecutable else { throw ResponderError(description: "iproute2's ip is not installed") }
+    init(in namespace: TestNamespace, address: String, records: [String: String], readyFrom client: TestNamespace) throws {
         self.address = address
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("reach-dnsmasq-\(getpid())-\(UInt32.random(in: 0 ... UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
-        let pidFile = directory.appendingPathComponent("pid").path
-        let started = try runCommand(ip, ["netns", "exec", namespace.name, dnsmasq, "--conf-file=/dev/null",
-                                          "--no-resolv", "--no-hosts", "--no-poll", "--bind-interfaces",
-                                          "--listen-address=\(address)", "--user=root", "--pid-file=\(pidFile)",
-                                          "--local=/test/"]   // any other .test name: NXDOMAIN at once, no silence
-                                     + records.sorted { $0.key < $1.key }.map { "--address=/\($0.key)/\($0.value)" })
-        guard started.status == 0, let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
-              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            try? FileManager.default.removeItem(at: directory)
-            throw ResponderError(description: "dnsmasq did not start (exit \(started.status)): \(started.stderr)")
-        }
-        self.pid = pid
         let prober = try Prober(namespace: .named(client.name))
         let name = records.keys.sorted().first ?? "ready.test"
-        for _ in 0 ..< 100 where Self.alive(pid) {
-            if let answer = try? prober.probe(IPAddress(address)!, method: .dns(name: name, type: .a),
-                                              options: ProbeOptions(timeout: .milliseconds(100))),
-               answer.verdict == .answered { return }
+        do {
+            daemon = try Dnsmasq.start(in: namespace.name, address: address, records: records, directory: directory) {
+                (try? prober.probe(IPAddress(address)!, method: .dns(name: name, type: .a),
+                                   options: ProbeOptions(timeout: .milliseconds(100))))?.verdict == .answered
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw ResponderError(description: "\(error)")
         }
-        stop()
-        throw ResponderError(description: "dnsmasq not answering after 100 queries")
     }
 
     /// SIGTERM, then SIGKILL after 5 s; waits until the process is gone. Idempotent.
-    func stop() {
-        let already = stopped.withLock { done -> Bool in
-            defer { done = true }
-            return done
-        }
-        guard !already else { return }
-        kill(pid, SIGTERM)
-        let deadline = Date().addingTimeInterval(5)
-        while Self.alive(pid) && Date() < deadline { usleep(5_000) }
-        if Self.alive(pid) { kill(pid, SIGKILL) }
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// Running, and not a zombie waiting for a parent that does not reap (a daemon's parent is init).
-    private static func alive(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(after: close)...].dropFirst().first != "Z"
-    }
+    func stop() { daemon.stop() }
 
     deinit { stop() }
 }
@@ -732,9 +616,9 @@ extension NamespaceTestCase {
     /// REACH_REQUIRE_NETNS=1 (make setup installs Debian's dnsmasq-base).
     func startDnsmasq(in namespace: TestNamespace, address: String, records: [String: String], readyFrom client: TestNamespace,
                       file: StaticString = #filePath, line: UInt = #line) throws -> DnsmasqServer {
-        let dnsmasq = try requireServer(DnsmasqServer.executable, "dnsmasq", package: "dnsmasq-base", file: file, line: line)
+        _ = try requireServer(DnsmasqServer.executable, "dnsmasq", package: "dnsmasq-base", file: file, line: line)
         return try startServer(file: file, line: line) {
-            try DnsmasqServer(in: namespace, address: address, records: records, readyFrom: client, dnsmasq: dnsmasq)
+            try DnsmasqServer(in: namespace, address: address, records: records, readyFrom: client)
         } stop: { $0.stop() }
     }
 }

@@ -5,6 +5,7 @@
 
 import Dispatch
 import Foundation
+import ReachabilityTesting   // runCommand, ipExecutable
 import Reachability
 @testable import ReachabilityCore
 import Synchronization

@@ -8,6 +8,8 @@
 import CReachability
 import Foundation
 import Reachability
+// runCommand, CommandResult and ipExecutable: the sandbox's, shared (package access).
+import ReachabilityTesting
 import Synchronization
 import XCTest
 
@@ -16,62 +18,6 @@ import Glibc
 #endif
 
 // MARK: - Running commands
-
-/// What a finished command left behind.
-struct CommandResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-
-    /// `stderr` split into non-empty lines.
-    var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
-    var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
-}
-
-enum CommandError: Error, CustomStringConvertible {
-    case notFound(String)
-    case launchFailed(String, Error)
-
-    var description: String {
-        switch self {
-        case let .notFound(name): return "executable '\(name)' not found"
-        case let .launchFailed(command, error): return "cannot launch \(command): \(error)"
-        }
-    }
-}
-
-/// Runs `executable` with `arguments`, no shell, capturing stdout and stderr
-/// (both pipes are drained concurrently, so neither can fill up and block).
-func runCommand(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    do {
-        try process.run()
-    } catch {
-        throw CommandError.launchFailed(([executable.path] + arguments).joined(separator: " "), error)
-    }
-    let group = DispatchGroup()
-    let errorData = Mutex(Data())
-    group.enter()
-    DispatchQueue.global().async {
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        errorData.withLock { $0 = data }
-        group.leave()
-    }
-    let outputData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus,
-                         stdout: String(decoding: outputData, as: UTF8.self),
-                         stderr: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
-}
 
 /// A process left running (`reach watch`), its output collected as it comes.
 ///
@@ -171,17 +117,6 @@ final class RunningProcess: @unchecked Sendable {
         _ = readers.wait(timeout: .now() + 5)
     }
 }
-
-/// The `ip` binary of iproute2, found on PATH (plus the usual sbin directories).
-let ipExecutable: URL? = {
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-    let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]
-    for directory in directories {
-        let candidate = URL(fileURLWithPath: directory).appendingPathComponent("ip")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    }
-    return nil
-}()
 
 // MARK: - `ip route get`, parsed
 
