@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test check-layers test-sanitize test-sandbox-unprivileged soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all help bench-instructions setup build run test check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -27,6 +27,7 @@ help:
 	  "make setup-fleet    install Prometheus, promtool, systemd-analyze" \
 	  "make test-sanitize  the suite under ASan, UBSan and LSan" \
 	  "make test-sandbox-unprivileged  NetworkSandbox's tests as nobody, in unshare -Urnm" \
+	  "make test-sample    Examples/GatewayFailover as nobody: tier 1 in memory, tier 2 in unshare -Urnm" \
 	  "make soak           10,000-cycle soak and fault tests (root)" \
 	  "make steady-state   mallocs per monitor round must be 0 (root)" \
 	  "make fuzz           libFuzzer on every C parser (FUZZ_SECONDS each)" \
@@ -193,6 +194,31 @@ test-sandbox-unprivileged: setup
 	cd $$run && HOME=$$run/home REACH_REQUIRE_NETNS=1 REACH_EXPECT_USERNS=1 \
 		$$as_user unshare -Urnm $$bin IntegrationTests.SandboxTests; \
 	status=$$?; rm -rf $$run; exit $$status
+
+# Examples/GatewayFailover, a downstream package of our public products, as a
+# user would run it: as nobody (SAMPLE_UID), in a copy of the checkout nobody
+# owns, built by nobody. Tier 1 (SimulatedTests) runs as that plain user; tier
+# 2 (SandboxTests) inside `unshare -Urnm`, required not to skip. Its tests may
+# not sleep (the grep below). nobody's git is told (in its own global config)
+# that the machine's package copies, which belong to root, are safe to read.
+SAMPLE_UID ?= 65534
+test-sample: setup
+	@if grep -rnE '\b(u?sleep|nanosleep)\(|Thread\.sleep|Task\.sleep|asyncAfter' Examples/GatewayFailover/Tests; then \
+		echo "make: the sample's tests must not sleep"; exit 1; fi
+	@run=$$(mktemp -d /tmp/reach-sample.XXXXXX) && chmod 755 $$run && mkdir $$run/src $$run/home || exit 1; \
+	tar --exclude='.build*' --exclude=.git -cf - . | tar -C $$run/src -xf - || exit 1; \
+	printf '[safe]\n\tdirectory = *\n' > $$run/home/.gitconfig && chown -R $(SAMPLE_UID):$(SAMPLE_UID) $$run || exit 1; \
+	as_user="setpriv --reuid $(SAMPLE_UID) --regid $(SAMPLE_UID) --clear-groups"; \
+	sample=$$run/src/Examples/GatewayFailover; \
+	env="HOME=$$run/home"; \
+	echo "make: as $$($$as_user id -un): swift build --build-tests in $$sample"; \
+	cd $$sample && { env $$env $$as_user $(SWIFT) build --build-tests > $$run/build.log 2>&1 || { cat $$run/build.log; false; }; } && \
+	bin=$$(env $$env $$as_user $(SWIFT) build --show-bin-path)/GatewayFailoverPackageTests.xctest && \
+	echo "make: tier 1, as $$($$as_user id -un), no namespace" && \
+	env $$env $$as_user $$bin GatewayFailoverTests.SimulatedTests && \
+	echo "make: tier 2, as $$($$as_user id -un), inside unshare -Urnm" && \
+	env $$env REACH_REQUIRE_NETNS=1 $$as_user unshare -Urnm $$bin GatewayFailoverTests.SandboxTests; \
+	status=$$?; cd / && rm -rf $$run; exit $$status
 
 # Soak: 10,000 link flaps under one monitor, 10,000 monitor start/stop
 # cycles, and 100,000 flaps with stalled consumers (10 per cycle); file
