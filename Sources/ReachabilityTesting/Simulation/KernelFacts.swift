@@ -35,7 +35,11 @@ struct SimulatedLink: Sendable {
         } else if !adminUp {
             operState = .down
         } else if !carrier {
-            operState = .lowerLayerDown
+            // default_operstate (net/core/link_watch.c): a link that is not
+            // stacked on another (its iflink is itself: a NIC, a modem, a
+            // radio) is `down` without carrier; `lowerlayerdown` is for
+            // stacked links whose lower device lost it.
+            operState = .down
         } else if dormant {
             operState = .dormant
         } else {
@@ -93,6 +97,11 @@ struct KernelFacts: Sendable {
     var addresses: [InterfaceAddress] = []
     var routes: [SimulatedRoute] = []
     var rules: [SimulatedRule] = KernelFacts.defaultRules
+    /// Whether an IPv4 rule was ever added. Until then the kernel keeps the
+    /// local table's routes in the main table's trie (fib_unmerge splits them
+    /// at the first rule, for good; removing the rule does not merge them
+    /// back), and a lookup that finds a local route reports table main.
+    var ipv4TablesUnmerged = false
     private var nextIndex: Int32 = 2
 
     /// What `ip rule` shows in a new namespace.
@@ -167,6 +176,9 @@ struct KernelFacts: Sendable {
     /// is not on a connected network of its device, or the device is down.
     @discardableResult
     mutating func addRoute(_ route: SimulatedRoute) -> Bool {
+        var route = route
+        // IPv6 takes metric 0 as IP6_RT_PRIO_USER, 1024 (rtm_to_fib6_config).
+        if route.family == .v6 && route.metric == 0 { route.metric = 1024 }
         if let device = route.device {
             guard let link = link(device), link.adminUp else { return false }
             if let gateway = route.gateway {
@@ -184,6 +196,7 @@ struct KernelFacts: Sendable {
     }
 
     mutating func addRule(_ rule: SimulatedRule) {
+        if rule.family == .v4 { ipv4TablesUnmerged = true }
         // A rule goes after the rules of its priority (as the kernel inserts it).
         let position = rules.firstIndex { $0.family == rule.family && $0.priority > rule.priority } ?? rules.endIndex
         rules.insert(rule, at: position)
@@ -197,14 +210,20 @@ struct KernelFacts: Sendable {
     func routes(of table: UInt32, family: IPAddress.Family) -> [SimulatedRoute] {
         var all = routes.filter { $0.table == table && $0.family == family }
         for address in addresses where address.address.family == family {
-            guard let link = link(address.interfaceIndex), link.adminUp else { continue }
+            guard let link = link(address.interfaceIndex) else { continue }
             let length = Int(address.prefixLength)
+            // The local route is there whatever the link's state: fib_add_ifaddr
+            // adds it before it checks IFF_UP, and fib_sync_down_dev spares
+            // host-scope next hops when a link goes down (only unregistering
+            // removes them); an IPv6 address added with nodad to a link that is
+            // down has its local route too (addrconf_dad_begin completes at once).
+            // The connected route needs the link up.
             if table == Self.tableLocal {
                 let local = SimulatedRoute(table: table, destination: address.address,
                                            prefixLength: link.isLoopback && family == .v4 ? length : (family == .v4 ? 32 : 128),
                                            type: .local, device: address.interfaceIndex)
                 all.append(local)
-            } else if table == Self.tableMain && !link.isLoopback && length < (family == .v4 ? 32 : 128) {
+            } else if table == Self.tableMain && link.adminUp && !link.isLoopback && length < (family == .v4 ? 32 : 128) {
                 all.append(SimulatedRoute(table: table, destination: address.address.masked(to: length), prefixLength: length,
                                           device: address.interfaceIndex, metric: family == .v4 ? 0 : 256))
             }
@@ -229,11 +248,30 @@ struct KernelFacts: Sendable {
             RouteLookup(verdict: verdict, family: family, table: 0, errno: SystemErrno(rawValue: errno))
         }
         let loopbackUp = link(1)?.adminUp ?? false
-        if let source = query.source, !isLocal(source) || !loopbackUp {
-            return refused(22, .blackhole)   // EINVAL: a source this host does not have
+        if let source = query.source, family == .v4, !isLocal(source) || !loopbackUp {
+            // ip_route_output_key_hash_rcu: an IPv4 source this host does not
+            // have (__ip_dev_find) is ENETUNREACH. IPv6 does not check the source.
+            return refused(101, .noRoute)
         }
         if let index = query.outputIndex {
             guard let link = link(index), link.adminUp else { return refused(101, .noRoute) }   // ENETUNREACH
+        }
+        let answer = walkRules(query)
+        if let index = query.outputIndex, family == .v4, !answer.verdict.isUsable {
+            // IPv4 with an output interface: whatever made the lookup fail (no
+            // route, a throw, a typed route, a refusing rule), the kernel
+            // "assume[s] that the destination is on link" (ip_route_output_key_hash_rcu).
+            return RouteLookup(verdict: .unicast, family: family, table: 0, interfaceIndex: index,
+                               preferredSource: query.source ?? preferredSource(device: index, family: family, local: nil))
+        }
+        return answer
+    }
+
+    /// The rules in order of priority, each consulting its table (fib_rules_lookup).
+    private func walkRules(_ query: Query) -> RouteLookup {
+        let family = query.destination.family
+        let refused = { (errno: Int32, verdict: RouteVerdict) in
+            RouteLookup(verdict: verdict, family: family, table: 0, errno: SystemErrno(rawValue: errno))
         }
         var thrownBy: UInt32?
         for rule in rules where rule.family == family && matches(rule, query) {
@@ -252,7 +290,9 @@ struct KernelFacts: Sendable {
                 case .blackhole: return refused(22, .blackhole)        // EINVAL
                 default:
                     let device = route.type == .local ? 1 : route.device ?? 1
-                    return RouteLookup(verdict: route.type, family: family, table: table, interfaceIndex: device,
+                    let merged = family == .v4 && table == Self.tableLocal && !ipv4TablesUnmerged
+                    return RouteLookup(verdict: route.type, family: family, table: merged ? Self.tableMain : table,
+                                       interfaceIndex: device,
                                        gateway: route.gateway,
                                        preferredSource: query.source ?? preferredSource(device: route.type == .local
                                                                                         ? route.device ?? 1 : device,
@@ -261,12 +301,6 @@ struct KernelFacts: Sendable {
                                                                                         ? query.destination : nil))
                 }
             }
-        }
-        if thrownBy == nil, let index = query.outputIndex, family == .v4 {
-            // IPv4 with an output interface and no route: "assume that the
-            // destination is on link" (ip_route_output_key_hash_rcu).
-            return RouteLookup(verdict: .unicast, family: family, table: 0, interfaceIndex: index,
-                               preferredSource: query.source ?? preferredSource(device: index, family: family, local: nil))
         }
         if let thrownBy {
             return RouteLookup(verdict: .throw, family: family, table: thrownBy, errno: SystemErrno(rawValue: 101))
@@ -284,7 +318,10 @@ struct KernelFacts: Sendable {
             .sorted { ($0.prefixLength, UInt32.max - $0.metric) > ($1.prefixLength, UInt32.max - $1.metric) }
         return candidates.first { route in
             guard route.type == .unicast || route.type == .local else { return true }
-            guard let index = query.outputIndex, route.type != .local else { return true }
+            // fib_lookup_good_nhc: with an output interface, a next hop through
+            // another device is passed over; a local route's next hop is the
+            // device that holds the address (lo for 127.0.0.0/8).
+            guard let index = query.outputIndex else { return true }
             return route.device == index
         }
     }
@@ -303,8 +340,10 @@ struct KernelFacts: Sendable {
         return true
     }
 
+    /// An IPv4 address of this host as __ip_dev_find finds it: one assigned
+    /// to any link, whatever the link's state, or 127.0.0.0/8.
     func isLocal(_ address: IPAddress) -> Bool {
-        addresses.contains { $0.address == address && (link($0.interfaceIndex)?.adminUp ?? false) }
+        addresses.contains { $0.address == address }
             || (address.family == .v4 && address.isIn(IPAddress("127.0.0.0")!, length: 8))
     }
 
