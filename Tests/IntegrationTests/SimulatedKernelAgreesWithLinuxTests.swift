@@ -112,7 +112,7 @@ struct KernelFactCase {
         var markMask: UInt32 = 0xffff_ffff
         var outputLink: Int?
         var uids: ClosedRange<UInt32>?
-        var action: Rules.Action
+        var action: SimulatedNetwork.Rules.Action
     }
 
     enum Step {
@@ -424,7 +424,7 @@ extension KernelFactCase {
     /// Applies the steps to `net`; for each step, whether the simulation accepted it
     /// (only `routes.add` can refuse).
     func apply(to net: SimulatedNetwork) -> [Bool] {
-        var uplinks: [ReachabilityTesting.Uplink] = []
+        var uplinks: [SimulatedNetwork.Uplink] = []
         var accepted: [Bool] = []
         for step in steps {
             var ok = true

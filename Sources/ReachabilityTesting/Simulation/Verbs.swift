@@ -45,7 +45,7 @@ extension SimulatedNetwork {
         // MARK: Carrier
 
         /// The cable is pulled: carrier off (`NO-CARRIER`, operstate
-        /// `lowerlayerdown`). Its routes stay, marked `linkdown`, and the kernel
+        /// `down`). Its routes stay, marked `linkdown`, and the kernel
         /// still chooses them (`ignore_routes_with_linkdown` is 0 by default).
         public func unplug() { update { $0.carrier = false } }
         /// The cable is back: carrier on.
