@@ -51,10 +51,11 @@
 //   - an IPv6 `from` rule in a case with an IPv6 `throw` route: for a lookup
 //     without a source the live evaluator cannot tell whether such a rule
 //     matches (RuleChain: FIB_RULE_FIND_SADDR) and reports `noRoute` where
-//     the simulation reports the throw;
-//   - an IPv4 lookup bound to an admin-down link in a case with an IPv4
-//     `throw` route: the kernel refuses it (ENETUNREACH) before any rule, and
-//     the live evaluator's rule walk takes that refusal for the throw.
+//     the simulation reports the throw.
+//   (An IPv4 lookup bound to an admin-down link in a case with an IPv4
+//   `throw` route was the other: the kernel refuses it before any rule, and
+//   the live evaluator took that refusal for the throw. RouteSocket now knows
+//   an IPv4 lookup bound to an interface is never refused by a throw.)
 
 import Foundation
 import Reachability
@@ -312,7 +313,7 @@ extension KernelFactCase {
                 }
                 if v4 && chance(0.3) {
                     let index = Int.random(in: 0..<links.count, using: &rng)
-                    if up[index] || !hasThrow.contains(.v4) { options.interface = links[index].name }
+                    options.interface = links[index].name
                 }
             }
             lookups.append(Lookup(destination: destination, options: options))

@@ -137,6 +137,28 @@ final class SimulatedNetworkTests: XCTestCase {
         monitor.stop()
     }
 
+    func testATargetThatMovesToAnotherUplinkIsValidatedThereAtOnce() async throws {
+        let net = SimulatedNetwork(.dualUplinkWanLte)
+        net["wwan0"].becomeCaptive(location: "http://lte-portal.example/")
+        var configuration = ReachabilityMonitor.Configuration()
+        configuration.validation = SimulatedNetwork.validation
+        configuration.validationInterval = .seconds(60)
+        let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace,
+                                              configuration: configuration)
+        try monitor.start()
+        await net.settled()
+        XCTAssertEqual(monitor.currentEvaluations.first?.validation?.httpStatus, 204)
+        // wan0 goes; the answer moves to wwan0, whose portal the next probe sees, not one a minute later.
+        net["wan0"].setDown()
+        await net.settled()
+        let moved = try XCTUnwrap(monitor.currentEvaluations.first)
+        XCTAssertEqual(moved.primary?.link?.name, "wwan0")
+        XCTAssertEqual(moved.validation?.location, "http://lte-portal.example/")
+        XCTAssertTrue(moved.flags.contains(.interventionRequired), "\(moved.flags)")
+        try await net.finish()
+        monitor.stop()
+    }
+
     func testTheWWANSwitchRefusesTheCellularPath() async throws {
         let net = SimulatedNetwork()
         net.uplink("wwan0", .wwan)

@@ -112,6 +112,10 @@ struct RouteSocket {
             throw .system(operation: "RTM_GETROUTE \(address)", errno: .current)
         }
         guard route.error == ENETUNREACH else { return RouteLookup(route, source: options.source) }
+        // An IPv4 lookup bound to an interface is answered "on link" when the
+        // FIB finds nothing, a throw included (ip_route_output_key_hash_rcu):
+        // its ENETUNREACH comes from the interface itself (down), never from a throw.
+        if address.family == .v4 && query.oif > 0 { return RouteLookup(route, source: options.source) }
         let lookup = RuleChain.Lookup(destination: address, source: options.source, outputIndex: query.oif,
                                       mark: options.mark ?? 0, uid: options.uid ?? getuid())
         return RouteLookup(route, throwTable: try throwTable(lookup))

@@ -19,7 +19,9 @@ extension MonitorLoop {
                 continue
             }
             let validatedHere = watched[index].validation.verdict?.interfaceIndex == interface
-            if !validatedHere && !watched[index].validation.probing && deadlines[.validate, index] == nil {
+            if !validatedHere && !watched[index].validation.probing {
+                // A round scheduled for the interface it left says nothing of this one: validate now.
+                deadlines.clear(.validate, index)
                 startValidation(index)
             }
         }
