@@ -152,7 +152,7 @@ public final class NetworkSandbox: Sendable {
         text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
     }
 
-    /// A fault that ``with(_:on:_:)-(_,_,()->T)`` applies to one uplink and reverts afterwards.
+    /// A fault that `with(_:on:_:)` applies to one uplink and reverts afterwards.
     public enum Fault: Hashable, Sendable, CustomStringConvertible {
         /// The link is administratively down (``Uplink/setDown()``): the kernel removes its routes.
         case down
@@ -185,7 +185,7 @@ public final class NetworkSandbox: Sendable {
         return try result.get()
     }
 
-    /// The `async` twin of ``with(_:on:_:)-(_,_,()->T)``: applies `fault` to the uplink `name`, awaits
+    /// The `async` twin of `with(_:on:_:)`: applies `fault` to the uplink `name`, awaits
     /// `body`, and reverts the fault however `body` ends.
     public func with<T>(_ fault: Fault, on name: String, _ body: () async throws -> T) async throws -> T {
         let uplink = try existingUplink(name)
