@@ -4,6 +4,17 @@ import ReachabilityTesting
 /// Tier 1 on the engine's own observer API: evaluator, monitor (streams,
 /// callbacks, validation), tracker, with the test clock. No root, no sleep.
 final class SimulatedNetworkTests: XCTestCase {
+    /// A started monitor of `internet` on `net` that validates once a minute (on the test clock).
+    private func validatingMonitor(on net: SimulatedNetwork) throws -> ReachabilityMonitor {
+        var configuration = ReachabilityMonitor.Configuration()
+        configuration.validation = SimulatedNetwork.validation
+        configuration.validationInterval = .seconds(60)
+        let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace,
+                                              configuration: configuration)
+        try monitor.start()
+        return monitor
+    }
+
     func testTheEvaluatorAnswersFromTheFacts() throws {
         let net = SimulatedNetwork(.dualUplinkWanLte)
         let evaluator = try ReachabilityEvaluator(namespace: net.namespace)
@@ -114,12 +125,7 @@ final class SimulatedNetworkTests: XCTestCase {
 
     func testValidationSeesThePortalAndTheTestClockDrivesItsRounds() async throws {
         let net = SimulatedNetwork(.captiveWifi)
-        var configuration = ReachabilityMonitor.Configuration()
-        configuration.validation = SimulatedNetwork.validation
-        configuration.validationInterval = .seconds(60)
-        let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace,
-                                              configuration: configuration)
-        try monitor.start()
+        let monitor = try validatingMonitor(on: net)
         await net.settled()
         let captive = try XCTUnwrap(monitor.currentEvaluations.first)
         XCTAssertEqual(captive.primary?.link?.name, "wlan0")
@@ -140,12 +146,7 @@ final class SimulatedNetworkTests: XCTestCase {
     func testATargetThatMovesToAnotherUplinkIsValidatedThereAtOnce() async throws {
         let net = SimulatedNetwork(.dualUplinkWanLte)
         net["wwan0"].becomeCaptive(location: "http://lte-portal.example/")
-        var configuration = ReachabilityMonitor.Configuration()
-        configuration.validation = SimulatedNetwork.validation
-        configuration.validationInterval = .seconds(60)
-        let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace,
-                                              configuration: configuration)
-        try monitor.start()
+        let monitor = try validatingMonitor(on: net)
         await net.settled()
         XCTAssertEqual(monitor.currentEvaluations.first?.validation?.httpStatus, 204)
         // wan0 goes; the answer moves to wwan0, whose portal the next probe sees, not one a minute later.

@@ -13,6 +13,7 @@
 import CReachability
 import Foundation
 import XCTest
+import ReachabilityTesting   // SplitMix64
 
 #if canImport(Glibc)
 import Glibc
@@ -1048,18 +1049,5 @@ final class ParserFixtureTests: XCTestCase {
         XCTAssertEqual(result.messages.map(\.type), [type], fixture, file: file, line: line)
         XCTAssertEqual(result.messages.map(\.length), [length], fixture, file: file, line: line)
         XCTAssertEqual(result.end, 0, fixture, file: file, line: line)
-    }
-}
-
-/// Tiny deterministic PRNG (SplitMix64), so the mutation loop is reproducible.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
