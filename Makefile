@@ -68,10 +68,12 @@ run: build
 # Integration tests need root (they make network namespaces); without root
 # they skip, unless REACH_REQUIRE_NETNS=1 makes them fail. A target that
 # imports a module it does not declare (an arrow running back up the layers)
-# does not compile.
+# does not compile. XCTest first, then the Swift Testing tests (the simulated
+# network under Swift Testing, whose tests run in parallel).
 IMPORT_CHECK := --explicit-target-dependency-import-check=error
 test: setup check-layers
 	$(SWIFT) test --disable-swift-testing $(IMPORT_CHECK)
+	$(SWIFT) test --skip-build --disable-xctest
 
 # The layers (Architecture.md): ReachabilityModel imports nothing, not even
 # Glibc, so its sources alone type-check with the standard library only; no
@@ -216,6 +218,8 @@ test-sample: setup
 	bin=$$(env $$env $$as_user $(SWIFT) build --show-bin-path)/GatewayFailoverPackageTests.xctest && \
 	echo "make: tier 1, as $$($$as_user id -un), no namespace" && \
 	env $$env $$as_user $$bin GatewayFailoverTests.SimulatedTests && \
+	echo "make: tier 1 under Swift Testing, as $$($$as_user id -un)" && \
+	env $$env $$as_user $$bin --testing-library swift-testing && \
 	echo "make: tier 2, as $$($$as_user id -un), inside unshare -Urnm" && \
 	env $$env REACH_REQUIRE_NETNS=1 $$as_user unshare -Urnm $$bin GatewayFailoverTests.SandboxTests; \
 	status=$$?; cd / && rm -rf $$run; exit $$status

@@ -66,6 +66,35 @@ final class SimulatedNetworkTests: XCTestCase {
         monitor.stop()
     }
 
+    func testStatusStreamsAndReachabilityCallbacksSeeOnlyStatusChanges() async throws {
+        let net = SimulatedNetwork(.dualUplinkWanLte)
+        let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace)
+        var statuses = monitor.statusChanges().makeAsyncIterator()
+        let reachable = Locked<[ReachabilityStatus]>([]), unreachable = Locked<[ReachabilityStatus]>([])
+        let up = monitor.whenReachable { change in reachable.withLock { $0.append(change.status) } }
+        let down = monitor.whenUnreachable { change in unreachable.withLock { $0.append(change.status) } }
+        try monitor.start()
+        let initial = await statuses.next()
+        XCTAssertEqual(initial?.status, .reachable(.wired))
+        XCTAssertEqual(initial?.isInitial, true)
+
+        // wired → WWAN is a status change; losing both is another; the time stamps are the test clock's.
+        net["wan0"].setDown()
+        await net.settled()
+        let cellular = await statuses.next()
+        XCTAssertEqual(cellular?.status, .reachable(.wwan))
+        XCTAssertEqual(cellular?.time, net.now)
+        net["wwan0"].signalLost()
+        await net.settled()
+        let none = await statuses.next()
+        XCTAssertEqual(none?.status, .notReachable)
+        XCTAssertEqual(reachable.withLock { $0 }, [.reachable(.wired), .reachable(.wwan)])
+        XCTAssertEqual(unreachable.withLock { $0 }, [.notReachable])
+        try await net.finish()
+        _ = (up, down)
+        monitor.stop()
+    }
+
     func testFinishListsAChangeNoObserverTook() async throws {
         let net = SimulatedNetwork(.wiredOnly)
         let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace)
