@@ -208,16 +208,21 @@ final class SystemConfigurationTests: CompatTestCase {
         let counts = ContextCounts()
         var context = context(counts)
         XCTAssertTrue(SCNetworkReachabilitySetCallback(ref, callback, &context))
+        // The link changes only once the reference is scheduled: its answer then is the baseline.
+        let scheduled = DispatchSemaphore(value: 0)
         let loopThread = Thread {
             Thread.current.name = "sc-run-loop"
             XCTAssertTrue(SCNetworkReachabilityScheduleWithRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode))
             XCTAssertFalse(SCNetworkReachabilitySetDispatchQueue(ref, .global()), "scheduled on a run loop already")
-            while counts.flags.all.count < 2 {
+            scheduled.signal()
+            let giveUp = Date(timeIntervalSinceNow: 30)   // a failed test must not leave the reference scheduled
+            while counts.flags.all.count < 2 && Date() < giveUp {
                 _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
             }
             XCTAssertTrue(SCNetworkReachabilityUnscheduleFromRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode))
         }
         loopThread.start()
+        XCTAssertEqual(scheduled.wait(timeout: .now() + 10), .success)
         ns.run("link set eth0 down")
         XCTAssertEqual(counts.flags.wait(for: 1), [[]])
         ns.run("link set eth0 up", "route add default via 10.10.0.2")

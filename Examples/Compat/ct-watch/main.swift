@@ -27,16 +27,18 @@ func name(_ state: CTCellularDataRestrictedState) -> String {
     }
 }
 
-let cellularData = CTCellularData()
-cellularData.cellularDataRestrictionDidUpdateNotifier = { state in
-    say("cellular data: \(name(state))")
-}
-
+// The radio first: the cellular-data notifier's first call comes on another
+// queue as soon as it is set, so its line would race this one.
 let networkInfo = CTTelephonyNetworkInfo()
 say("radio: \(networkInfo.serviceCurrentRadioAccessTechnology ?? [:])")
 networkInfo.serviceRadioAccessTechnologyDidUpdateNotifier = { service in
     let technology = networkInfo.serviceCurrentRadioAccessTechnology?[service] ?? "none"
     say("radio: \(service) \(technology)")
+}
+
+let cellularData = CTCellularData()
+cellularData.cellularDataRestrictionDidUpdateNotifier = { state in
+    say("cellular data: \(name(state))")
 }
 
 // The modem driver's part.
