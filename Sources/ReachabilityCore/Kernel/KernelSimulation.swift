@@ -185,6 +185,8 @@ package final class SimulationSubscriber: Sendable {
     /// The thread is about to wait: idle unless `busy` or something rang
     /// meanwhile; `next` is its earliest timer.
     func aboutToWait(busy: Bool, next: UInt64?, timers: @autoclosure () -> [String]) {
+        // A timer already due is work this turn has not done yet.
+        let busy = busy || next.map { $0 <= simulation.nanoseconds } ?? false
         let timers = busy ? [] : timers()
         let wentIdle = state.withLock { state -> Bool in
             state.nextDeadline = next
