@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all help bench-instructions setup build run test check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -20,6 +20,8 @@ help:
 	  "make setup          install the system packages the build and tests need" \
 	  "make build          swift build" \
 	  "make static         a static, stripped reach as firmware builds it (.build-static/reach)" \
+	  "make deb            the Debian package .build-deb/reach_VERSION_ARCH.deb, checked by lintian" \
+	  "make test-install   install, run and purge the package in a booted Debian root (root, nspawn)" \
 	  "make test-fleet     the exporter (Exporter/) against a real Prometheus (root)" \
 	  "make fleet-demo     two gateways, Prometheus, an alert that fires (root, ~80 s)" \
 	  "make test-kernel    the real-kernel lane under qemu: PPP, Wi-Fi, VRF, bond, WireGuard, GRE (root)" \
@@ -96,10 +98,57 @@ check-layers:
 # --foundation: reach links Dispatch and FoundationEssentials
 # (swift-argument-parser), built elsewhere (firmware-flags.sh).
 FIRMWARE_FLAGS := $(shell Tools/Footprint/firmware-flags.sh --foundation)
-STATIC_FLAGS := $(FIRMWARE_FLAGS) $(if $(NO_PIE),-Xswiftc -Xclang-linker -Xswiftc -no-pie)
+# --disable-local-rpath: no RUNPATH $ORIGIN (a static program loads no Swift
+# library from beside itself; Debian's lintian rejects a custom search path).
+STATIC_FLAGS := $(FIRMWARE_FLAGS) --disable-local-rpath $(if $(NO_PIE),-Xswiftc -Xclang-linker -Xswiftc -no-pie)
 static: setup
 	$(SWIFT) build -c release --product reach --scratch-path .build-static $(STATIC_FLAGS)
-	strip -o .build-static/reach .build-static/release/reach
+	strip --remove-section=.comment --remove-section=.note -o .build-static/reach .build-static/release/reach
+
+# reach-exporter built the same way (Exporter/.build-static/reach-exporter).
+static-exporter: setup
+	cd Exporter && $(SWIFT) build -c release --product reach-exporter --scratch-path .build-static $(STATIC_FLAGS)
+	strip --remove-section=.comment --remove-section=.note \
+		-o Exporter/.build-static/reach-exporter Exporter/.build-static/release/reach-exporter
+
+# The Debian package (Packaging/README.md): .build-deb/reach_VERSION_ARCH.deb
+# from the two static programs, their manual pages (swift-argument-parser's
+# generate-manual plugin, dated with the CHANGELOG entry of the version) and
+# completions, the unit, the conffile and the Prometheus rules; then lintian,
+# which fails it on any error. The version is Packaging/version.sh's (from
+# Sources/ReachabilityCore/Version.swift). test-install boots a minimal Debian
+# root under systemd-nspawn and installs, runs and purges it there (root).
+DEB_PACKAGES := dpkg-dev lintian debootstrap systemd-container
+DEB_COMMANDS := dpkg-shlibdeps lintian debootstrap systemd-nspawn
+DEB_VERSION = $(shell Packaging/version.sh)
+DEB_FILE = .build-deb/reach_$(DEB_VERSION)_$(shell dpkg --print-architecture).deb
+MANUALS := .build/plugins/GenerateManual/outputs
+setup-deb: setup
+	@missing=; for c in $(DEB_COMMANDS); do PATH="$$PATH:/usr/sbin:/sbin" command -v $$c >/dev/null || missing="$$missing $$c"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "make: missing$$missing; installing $(DEB_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+			--no-install-recommends $(DEB_PACKAGES) >/dev/null; \
+	fi
+
+manuals: setup
+	$(SWIFT) package plugin generate-manual --configuration debug --date $$(Packaging/version.sh --date)
+	cd Exporter && $(SWIFT) package plugin generate-manual --configuration debug --section 8 \
+		--date $$(../Packaging/version.sh --date)
+
+deb: setup-deb static static-exporter manuals
+	@rm -f .build-deb/reach_*.deb
+	Packaging/build-deb.sh .build-static/reach Exporter/.build-static/reach-exporter \
+		$(MANUALS)/reach/reach.1 Exporter/$(MANUALS)/reach-exporter/reach-exporter.8 .build-deb
+	dpkg-deb --info $(DEB_FILE) | sed -n '/Package:/,$$p'
+	lintian --fail-on error $(DEB_FILE)
+	@echo "make deb: $(DEB_FILE)"
+
+# (It installs the .deb that make deb last built, and builds one if there is none.)
+test-install: setup-deb
+	@if [ -f $(DEB_FILE) ]; then echo "make test-install: $(DEB_FILE) of $$(date -r $(DEB_FILE) '+%F %T') (make deb rebuilds it)"; \
+	else $(MAKE) deb; fi
+	Packaging/test-install.sh $(DEB_FILE)
 
 # The real-kernel lane (Tests/KernelLane/README.md): Debian's own kernel under
 # qemu runs PPP, PPPoE, Wi-Fi, VRF, bond, WireGuard and GRE scenarios that this
@@ -345,5 +394,5 @@ footprint: setup
 	Tools/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB) $(FOOTPRINT_MINIMAL_MAX_BYTES)
 
 clean:
-	rm -rf .build .build-sanitize .build-fuzz Exporter/.build Benchmarks/.build Benchmarks/.results Tools/Footprint/.build \
+	rm -rf .build .build-sanitize .build-fuzz .build-static .build-deb Exporter/.build Exporter/.build-static Benchmarks/.build Benchmarks/.results Tools/Footprint/.build \
 		Tools/Footprint/.build-minimal Tools/Footprint/.build-parser Tools/Footprint/.build-libstdc++

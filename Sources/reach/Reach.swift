@@ -16,6 +16,7 @@ struct Reach: AsyncParsableCommand {
             Exit status: 0 every target reachable, 1 some target not reachable, \
             2 bad input or the kernel could not be asked.
             """,
+        version: ReachabilityPackage.version,
         subcommands: [Overview.self, Check.self, Watch.self, Wait.self, Probe.self, Track.self],
         defaultSubcommand: Overview.self
     )

@@ -3,6 +3,7 @@
 
 import CReachability
 import Foundation
+import ReachabilityCore
 import ReachabilityTesting   // runCommand, ipExecutable
 import XCTest
 
@@ -30,6 +31,22 @@ final class CLITests: NamespaceTestCase {
             }
         }
         XCTAssertEqual(missing, [], "options README does not mention")
+    }
+
+    /// One version: `reach --version` is `ReachabilityPackage.version`, which
+    /// CHANGELOG.md has an entry for (Packaging/version.sh, which `make deb`
+    /// runs, reads the same two places).
+    func testVersionIsThePackagesOneVersionWithAChangelogEntry() throws {
+        let version = try reach(["--version"])
+        XCTAssertEqual(version.status, 0, version.stderr)
+        XCTAssertEqual(version.stdout, ReachabilityPackage.version + "\n")
+        let changelog = try String(contentsOfFile: URL(fileURLWithPath: "\(#filePath)").deletingLastPathComponent()
+            .appendingPathComponent("../../CHANGELOG.md").path, encoding: .utf8)
+        XCTAssertTrue(changelog.contains("\n## [\(ReachabilityPackage.version)] - "),
+                      "CHANGELOG.md has no entry for \(ReachabilityPackage.version)")
+        let script = try runCommand(URL(fileURLWithPath: "/bin/sh"), [URL(fileURLWithPath: "\(#filePath)")
+            .deletingLastPathComponent().appendingPathComponent("../../Packaging/version.sh").path])
+        XCTAssertEqual(script.stdout, ReachabilityPackage.version + "\n", script.stderr)
     }
 
     /// README: with `--interface`, a target of a family with no route through

@@ -11,6 +11,7 @@
 // so that a missing binary fails rather than skips).
 
 import Foundation
+import ReachabilityCore
 import ReachabilityTesting   // runCommand, ipExecutable
 import XCTest
 
@@ -144,6 +145,22 @@ final class ExporterTests: NamespaceTestCase {
 
     // MARK: - Configuration
 
+    /// The operator's first commands: `--help` and `-h` print the usage and
+    /// exit 0 (they parse as argument-parser's help command, which the
+    /// exporter once force-cast to its own type, and aborted); `--version` is
+    /// the package's one version.
+    func testHelpAndVersionExitZero() throws {
+        for flag in ["--help", "-h"] {
+            let help = try exporter([flag])
+            XCTAssertEqual(help.status, 0, "\(flag): \(help.stderr)")
+            XCTAssertTrue(help.stdout.contains("USAGE: reach-exporter"), "\(flag): \(help.stdout)")
+            XCTAssertTrue(help.stdout.contains("--check-config"), "\(flag): \(help.stdout)")
+        }
+        let version = try exporter(["--version"])
+        XCTAssertEqual(version.status, 0, version.stderr)
+        XCTAssertEqual(version.stdout, ReachabilityPackage.version + "\n")
+    }
+
     func testBadConfigurationExitsTwoWithOneLineBeforeBinding() throws {
         try requireRoot()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reach-exporter-\(getpid())-\(UUID().uuidString)")
@@ -256,6 +273,35 @@ final class ExporterTests: NamespaceTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
         XCTAssertEqual(try get("http://127.0.0.1:\(port)/-/healthy").status, 0, "the port is still open after exit")
+    }
+
+    /// SIGTERM while a host-name target still waits for a name server that
+    /// The exporter as its unit runs it: no capability at all
+    /// (`CapabilityBoundingSet=` empty, `DynamicUser=yes`). A scrape is
+    /// answered: the accepted socket gets only options an unprivileged process
+    /// may set (TCP_NODELAY was once asked at SOL_SOCKET level, where its
+    /// number is SO_DEBUG, which needs CAP_NET_ADMIN: every connection was
+    /// closed unanswered, and only a root exporter served).
+    func testAnExporterWithoutCapabilitiesServesScrapes() throws {
+        try requireRoot()
+        let setpriv = try XCTUnwrap(["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                    "setpriv (util-linux) is not installed")
+        let port = try freePort()
+        let exporter = try RunningProcess(URL(fileURLWithPath: setpriv), [
+            "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+            try exporterBinary().path, "--target", "127.0.0.1", "--listen", "127.0.0.1:\(port)"])
+        addTeardownBlock { exporter.terminate() }
+        // The service group traps SIGTERM once it runs, after the listener is bound.
+        XCTAssertTrue(eventually("the exporter to run", timeout: 10, interval: 5000) {
+            catchesSIGTERM(exporter.pid)
+        })
+        let capabilities = try String(contentsOfFile: "/proc/\(exporter.pid)/status", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("CapEff:") }
+        XCTAssertEqual(capabilities.map { $0.split(separator: "\t").last.map(String.init) }, "0000000000000000")
+        XCTAssertEqual(try get("http://127.0.0.1:\(port)/-/healthy").status, 200)
+        let metrics = try get("http://127.0.0.1:\(port)/metrics")
+        XCTAssertEqual(metrics.status, 200)
+        XCTAssertTrue(metrics.body.contains("reach_target_reachable{target=\"127.0.0.1\"} 1.0\n"), metrics.body)
     }
 
     /// SIGTERM while a host-name target still waits for a name server that

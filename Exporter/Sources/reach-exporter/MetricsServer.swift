@@ -15,7 +15,10 @@ struct MetricsServer: Service {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // TCP_NODELAY at the TCP level: `.socketOption(.tcp_nodelay)` would
+            // ask SOL_SOCKET, where its number (1) is SO_DEBUG, which needs
+            // CAP_NET_ADMIN; without it NIO closed every accepted connection.
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMapThrowing {
                     try channel.pipeline.syncOperations.addHandler(MetricsHandler(exporter: exporter))

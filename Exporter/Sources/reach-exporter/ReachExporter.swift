@@ -14,7 +14,8 @@ import Glibc
 /// 2 for a bad configuration — found before anything is bound.
 @main
 struct ReachExporter: AsyncParsableCommand {
-    static let version = "0.9.0"
+    /// The package's one version (ReachabilityCore's `ReachabilityPackage`).
+    static let version = ReachabilityPackage.version
 
     static let configuration = CommandConfiguration(
         commandName: "reach-exporter",
@@ -27,7 +28,7 @@ struct ReachExporter: AsyncParsableCommand {
         version: version
     )
 
-    @Option(help: ArgumentHelp("A YAML configuration file (README, \"Fleet\").", valueName: "path"))
+    @Option(help: ArgumentHelp("A YAML configuration file; the service reads /etc/reach-exporter/config.yml, whose comments list the keys.", valueName: "path"))
     var config: String?
 
     @Option(help: ArgumentHelp("Where to serve /metrics: HOST:PORT or [IPV6]:PORT (default 127.0.0.1:9789).", valueName: "address"))
@@ -46,12 +47,19 @@ struct ReachExporter: AsyncParsableCommand {
     var checkConfig = false
 
     static func main() async {
-        let command: ReachExporter
+        let parsed: any ParsableCommand
         do {
-            command = try parseAsRoot() as! ReachExporter
+            parsed = try parseAsRoot()
         } catch {
             if exitCode(for: error) == .success { exit(withError: error) }
             fail(message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)", status: 2)
+        }
+        // `--help` and `-h` parse as argument-parser's own help command, whose
+        // run prints the help (as a "clean exit" error): exit 0 with it.
+        guard let command = parsed as? ReachExporter else {
+            var other = parsed
+            do { try other.run() } catch { exit(withError: error) }
+            exit()
         }
         let configuration: ExporterConfiguration
         do {

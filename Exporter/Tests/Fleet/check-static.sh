@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Static checks of the fleet files: Prometheus rules, their unit tests, the
-# example Prometheus config and the systemd unit. Run from the exporter's package (Exporter/):
+# example Prometheus config, the systemd unit and the exporter's shipped
+# configuration. Run from the exporter's package (Exporter/):
 #
 #   Tests/Fleet/check-static.sh [PATH-TO-reach-exporter]
 #
@@ -14,8 +15,9 @@ rules=docs/prometheus/reach.rules.yml
 tests=docs/prometheus/reach.rules.test.yml
 config=docs/prometheus/prometheus.yml
 unit=dist/systemd/reach-exporter.service
+example=dist/systemd/reach-exporter.yml
 
-for file in "$rules" "$tests" "$config" "$unit"; do
+for file in "$rules" "$tests" "$config" "$unit" "$example"; do
     if [[ ! -f $file ]]; then
         echo "check-static: $file not found; run from Exporter/" >&2
         exit 1
@@ -53,10 +55,12 @@ run() {
 run promtool check rules "$rules"
 run promtool test rules "$tests"
 run promtool check config "$config"
+# The configuration the Debian package installs as its conffile parses.
+run "$binary" --check-config --config "$example"
 
 workdir=$(mktemp -d)
 trap 'rm -rf "$workdir"' EXIT
-sed "s|^ExecStart=/usr/local/bin/reach-exporter |ExecStart=$binary |" "$unit" > "$workdir/reach-exporter.service"
+sed "s|^ExecStart=/usr/sbin/reach-exporter |ExecStart=$binary |" "$unit" > "$workdir/reach-exporter.service"
 if ! grep -qxF "ExecStart=$binary --config /etc/reach-exporter/config.yml" "$workdir/reach-exporter.service"; then
     echo "check-static: could not point ExecStart of $unit at $binary" >&2
     exit 1
