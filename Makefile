@@ -99,7 +99,7 @@ check-layers:
 # (swift-argument-parser), built elsewhere (firmware-flags.sh).
 FIRMWARE_FLAGS := $(shell Tools/Footprint/firmware-flags.sh --foundation)
 # --disable-local-rpath: no RUNPATH $ORIGIN (a static program loads no Swift
-# library from beside itself; Debian's lintian rejects a custom search path).
+# library from beside itself, and an installed one should not look there).
 STATIC_FLAGS := $(FIRMWARE_FLAGS) --disable-local-rpath $(if $(NO_PIE),-Xswiftc -Xclang-linker -Xswiftc -no-pie)
 static: setup
 	$(SWIFT) build -c release --product reach --scratch-path .build-static $(STATIC_FLAGS)
