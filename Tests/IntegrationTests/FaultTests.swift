@@ -52,6 +52,66 @@ final class FaultTests: NamespaceTestCase {
         XCTAssertTrue(monitor.isRunning)
     }
 
+    /// A change that a reopened socket carries is published only once the
+    /// recovery is counted and the new port is known: a failure ends the
+    /// burst (issue 39, defect 4). The hook runs on the event thread right
+    /// after the reopen and sets va down, so that the new socket holds link
+    /// messages while the failed burst would still be draining; the handler,
+    /// on the same thread, reads the counters as the change is published.
+    func testARecoveryIsCountedBeforeAChangeTheNewSocketCarries() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        let target = Target.address(IPAddress("10.1.0.7")!)
+        let (monitor, recorder) = try startMonitor(ns, [target])
+        let port = try XCTUnwrap(monitor.eventPortID)
+        let atChange = Mutex<[(recoveries: UInt64, port: UInt32?)]>([])
+        monitor.onChange { [unowned monitor] change in
+            guard !change.isInitial else { return }
+            atChange.withLock { $0.append((monitor.counters.recoveries, monitor.eventPortID)) }
+        }
+        EventSource.testHook = { step in if step == .reopened { ns.run("link set va down") } }
+        defer { EventSource.testHook = nil }
+        creach_nl_inject_recv_error(port, EIO, 1)
+        defer { creach_nl_inject_recv_error(0, 0, 0) }
+        ns.run("route add 10.99.0.0/24 dev va")   // any datagram: its read fails
+        XCTAssertTrue(recorder.wait(timeout: 5) { $0.contains { !$0.isInitial && !$0.isReachable } }, "va down not seen")
+        let first = try XCTUnwrap(atChange.withLock { $0.first })
+        XCTAssertEqual(first.recoveries, 1, "the recovery that carried the change was not counted yet when it was published")
+        XCTAssertNotEqual(first.port, port, "the change was published while the failed socket's port was still given")
+    }
+
+    /// A link deleted while no event socket listened (between the failed one
+    /// and its successor), and another of another kind made with the same
+    /// name and index: the failure forgets every cached interface kind, as
+    /// lost events do, so the answer names the new link's kind (issue 39,
+    /// defect 4). The hook does it on the event thread with the socket closed.
+    func testAFailedEventSocketForgetsTheKindsOfLinksItMayHaveMissed() throws {
+        let ns = try makeNamespace()
+        ns.run("link add va index 4001 type veth peer name vb", "addr add 10.1.0.1/24 dev va",
+               "link set va up", "link set vb up")
+        XCTAssertTrue(ns.waitForState("va", "UP"))
+        let target = Target.address(IPAddress("10.1.0.7")!)
+        let (monitor, recorder) = try startMonitor(ns, [target])
+        XCTAssertEqual(recorder.all.first?.evaluation.primary?.interfaceKind, .wired)
+        EventSource.testHook = { step in
+            guard step == .closed else { return }
+            ns.run("link del va")
+            ns.run("link add va index 4001 type vxlan id 42 local 127.0.0.1 dstport 4789",
+                   "addr add 10.1.0.1/24 dev va", "link set va up")
+        }
+        defer { EventSource.testHook = nil }
+        creach_nl_inject_recv_error(try XCTUnwrap(monitor.eventPortID), EIO, 1)
+        defer { creach_nl_inject_recv_error(0, 0, 0) }
+        ns.run("route add 10.99.0.0/24 dev va")   // any datagram: its read fails
+        XCTAssertTrue(recorder.wait(timeout: 5) { changes in
+            changes.contains { !$0.isInitial && $0.evaluation.primary?.link?.linkKind == "vxlan" }
+        }, "\(recorder.nonInitial.map { "\($0.status) \($0.evaluation.primary?.link?.linkKind ?? "-")" })")
+        let last = try XCTUnwrap(recorder.nonInitial.last)
+        XCTAssertEqual(last.evaluation.primary?.link?.index, 4001, "the same index")
+        XCTAssertEqual(last.evaluation.primary?.interfaceKind, .tunnel, "the vxlan's kind, not the deleted veth's")
+        XCTAssertEqual(monitor.counters.recoveries, 1)
+    }
+
     /// A request whose reply read fails is a typed error; the reply left in
     /// the socket is not taken for the next request's answer.
     func testAnUnexpectedErrnoOnARequestIsATypedErrorAndTheNextAnswerIsRight() throws {

@@ -5,6 +5,7 @@ import CReachability
 import Dispatch
 import Foundation
 @testable import ReachabilityCore
+import ReachabilityTesting
 import Synchronization
 import XCTest
 
@@ -200,5 +201,34 @@ final class WorkerThreadTests: XCTestCase {
         usleep(20_000)
         XCTAssertFalse(woken.load(ordering: .relaxed), "queued work woke a busy thread")
         XCTAssertEqual(busy.stop(), .joined)
+    }
+
+    /// A monitor's start refused while its thread, which stopped itself from
+    /// a callback, is still finishing (EBUSY) leaves that thread's simulation
+    /// listener in place: the refused start's own, already closed, must not
+    /// take the finishing thread's wake-ups, or a simulation's `settled()`
+    /// returns before the turn they cause (issue 39, defect 7).
+    func testAStartRefusedWhileAStopFinishesKeepsTheFinishingThreadsSubscriber() throws {
+        let net = SimulatedNetwork(.dualUplinkWanLte)
+        let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace)
+        try monitor.start()
+        let running = try XCTUnwrap(monitor.core.worker.simulationSubscriber)
+        let seen = Mutex<(refused: Bool, same: Bool)?>(nil)
+        let initial = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        monitor.onChange { [unowned monitor] change in
+            guard !change.isInitial else { initial.signal(); return }
+            monitor.stop()   // on the thread itself: it finishes once this callback returns
+            var refused = false
+            do { try monitor.start() } catch { refused = true }
+            seen.withLock { $0 = (refused, monitor.core.worker.simulationSubscriber === running) }
+            done.signal()
+        }
+        // Taken first: a change published while the initial state waits would be coalesced into it.
+        XCTAssertEqual(initial.wait(timeout: .now() + 10), .success, "no initial state")
+        net["wan0"].setDown()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "no change after wan0 went down")
+        let (refused, same) = try XCTUnwrap(seen.withLock { $0 })
+        XCTAssertTrue(refused, "a start while the stop finishes must be refused (EBUSY)")
+        XCTAssertTrue(same, "the refused start replaced the finishing thread's simulation subscriber")
     }
 }

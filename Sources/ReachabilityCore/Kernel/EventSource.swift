@@ -126,7 +126,9 @@ final class EventSource: @unchecked Sendable {
         while true {
             let linksBefore = verdict.link
             drainQueued(&events, verdict: &verdict, into: &burst)
-            guard socket.fd >= 0 else { break }
+            // A failure ends the burst: what the new socket reads belongs to
+            // the next one, after `MonitorLoop.record` has counted the recovery.
+            guard !burst.failed, socket.fd >= 0 else { break }
             if settle > 0 && verdict.link > linksBefore && events.deleted_count == 0 && events.malformed == 0
                 && burst.overflows == 0 && burst.unreadable == 0 {
                 leadingEdge()
@@ -205,16 +207,35 @@ final class EventSource: @unchecked Sendable {
     // MARK: Failure and recovery
 
     /// The socket failed in a way reading cannot fix: close it and open a new
-    /// one (now, or at `reopenAt`); every target is evaluated again.
+    /// one (now, or at `reopenAt`); every target is evaluated again, and every
+    /// cached interface kind goes (an RTM_DELLINK may have been lost with the
+    /// closed socket, and the index reused by a link of another kind).
     func fail(_ burst: inout Burst) {
         burst.foreign += socket.dropped_foreign
         creach_nl_close(&socket)
         burst.dirty.markAll()
         burst.dirty.network = true
         burst.dirty.links = true
+        burst.forgetAllLinks = true
         burst.failed = true
+        #if !REACH_NO_SIMULATION
+        Self.testHook?(.closed)
+        #endif
         reopen()
+        #if !REACH_NO_SIMULATION
+        Self.testHook?(.reopened)
+        #endif
     }
+
+    #if !REACH_NO_SIMULATION
+    /// Where `fail` is (tests).
+    package enum FailureStep: Sendable { case closed, reopened }
+    /// Test seam: called on the event thread while `fail` runs, with no socket
+    /// open (`.closed`: what happens now is lost) and after the new one is open
+    /// (`.reopened`: what happens now waits in the new socket). Set only
+    /// while no monitor runs, or before the failure that calls it is injected.
+    package nonisolated(unsafe) static var testHook: (@Sendable (FailureStep) -> Void)?
+    #endif
 
     /// Opens the socket again when `reopenAt` has come; true when it did.
     func reopenIfDue(now: UInt64) -> Bool {

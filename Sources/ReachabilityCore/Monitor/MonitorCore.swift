@@ -108,13 +108,18 @@ final class MonitorCore: Sendable {
                 source.close()
                 throw error
             }
-            worker.simulationSubscriber = source.subscriber
             source.subscriber?.undelivered.withLock { $0 = { [weak self] in self?.undeliveredChanges() ?? [] } }
             let generation = shared.generation &+ 1
             let loop = MonitorLoop(core: self, source: source, generation: generation)
             do throws(ReachabilityError) {
                 // The thread takes this lock before it publishes: it sees everything set below.
-                guard try worker.start(.monitor, { wakeFD in loop.run(wakeFD: wakeFD) }) else { return }
+                // The subscriber is the worker's only once its thread starts: a
+                // start refused while a stop finishes must not take the wake-ups
+                // of the thread still finishing (`settled()` would return early).
+                guard try worker.start(.monitor, subscriber: source.subscriber, { wakeFD in loop.run(wakeFD: wakeFD) }) else {
+                    loop.release()
+                    return
+                }
             } catch {
                 loop.release()
                 throw error

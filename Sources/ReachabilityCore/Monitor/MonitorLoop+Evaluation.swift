@@ -31,7 +31,13 @@ extension MonitorLoop {
     ///   not yet): `availableInterfaces` may be about to gain it;
     /// - an answer with a route over a link that is administratively down
     ///   (which the kernel is about to flush) is held back and read again
-    ///   shortly, for at most `maximumSettleTime`.
+    ///   shortly, for at most `maximumSettleTime`;
+    /// - a change read while an interface is coming up (carrier, its
+    ///   operstate not yet followed: the kernel's link watch sends that in a
+    ///   message of its own, milliseconds later under load) is held back the
+    ///   same way (`holdWhileInterfaceComesUp`), so that a link coming up is
+    ///   one change, not `[va]` and then `[va, vb]`, nor a moment of not
+    ///   reachable on the link itself.
     @discardableResult
     func evaluate(_ dirty: Dirty, leadingEdge: Bool = false) -> Bool {
         var changes: [(index: Int, change: ReachabilityChange)] = []
@@ -63,6 +69,7 @@ extension MonitorLoop {
                 guard evaluation.validation != item.emitted?.validation else { continue }
                 let facts = roundFacts()
                 if leadingEdge && facts.isSettling { break targets }
+                if holdWhileInterfaceComesUp(index, facts) { continue }
                 let current = Self.evaluation(evaluation, with: facts)
                 watched[index].emitted = current
                 watched[index].facts = facts
@@ -71,6 +78,7 @@ extension MonitorLoop {
             }
             let facts = roundFacts()
             if leadingEdge && facts.isSettling { break targets }
+            if holdWhileInterfaceComesUp(index, facts) { continue }
             let current = Self.evaluation(evaluation, with: facts)
             let change = ReachabilityChange(target: item.target, evaluation: current, previous: item.emitted,
                                             isInitial: item.emitted == nil, time: clock.instant)
@@ -91,6 +99,7 @@ extension MonitorLoop {
         do {
             let facts = try core.evaluator.pathFacts()
             pathFacts = facts
+            if !facts.isSettling { settlingSince = nil }
             deadlines.clear(.pathFacts, 0)
             return facts
         } catch {
@@ -127,6 +136,22 @@ extension MonitorLoop {
         // The kernel keeps such a route after all: it is the answer.
         guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
         watched[index].heldSince = since
+        deadlines[.recheck, index] = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
+        return true
+    }
+
+    /// Whether to hold back target `index`'s change because an interface is
+    /// coming up in the round's `facts` (see `evaluate`); if so, it is read
+    /// again, with the path facts, after the settle time. An initial state is
+    /// never held. An interface that stays so for longer than
+    /// `maximumSettleTime` (counted from the first round that saw it, for
+    /// every target) is in that state, not on its way: answers are published.
+    func holdWhileInterfaceComesUp(_ index: Int, _ facts: ReachabilityEvaluator.PathFacts) -> Bool {
+        guard facts.isSettling, watched[index].emitted != nil else { return false }
+        let now = clock.now()
+        let since = settlingSince ?? now
+        guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
+        settlingSince = since
         deadlines[.recheck, index] = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
         return true
     }

@@ -99,6 +99,9 @@ final class MonitorLoop: @unchecked Sendable {
     /// The namespace's path facts as last read (nil before the first read,
     /// or while every read failed); a failed read is tried again (`.pathFacts`).
     var pathFacts: ReachabilityEvaluator.PathFacts?
+    /// Since when the path facts read show an interface coming up (nil: they
+    /// do not): changes are held back for at most `maximumSettleTime` from then.
+    var settlingSince: UInt64?
 
     init(core: MonitorCore, source: EventSource, generation: UInt64) {
         self.core = core
@@ -280,8 +283,12 @@ final class MonitorLoop: @unchecked Sendable {
             case .resolveStart:
                 watched[index].name.phase = .idle
                 startResolution(index)
-            case .retry, .recheck:
+            case .retry:
                 dirty.targets.insert(index)
+            case .recheck:
+                // A held answer; held for an interface coming up: the path facts are read again too.
+                dirty.targets.insert(index)
+                if settlingSince != nil { dirty.pathFacts = true }
             case .validate:
                 startValidation(index)
             case .pathFacts:

@@ -180,8 +180,7 @@ public final class UplinkTracker: Sendable {
             try SimulationSubscriber(owner: "tracker of \(configuration.interface)", simulation: simulation)
         }
         do throws(ReachabilityError) {
-            worker.simulationSubscriber = subscriber
-            let started = try worker.start(.tracker) { [self] wakeFD in
+            let started = try worker.start(.tracker, subscriber: subscriber) { [self] wakeFD in
                 run(wakeFD: wakeFD, subscriber: subscriber)
                 subscriber?.close()
             }

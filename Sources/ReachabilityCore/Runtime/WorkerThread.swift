@@ -88,10 +88,14 @@ final class WorkerThread: Sendable {
     /// Starts the thread, which runs `body` with its wake-up fd; returns false
     /// (starting nothing) when it runs already. The thread is created under
     /// the lock, so a concurrent `stop()` joins it or runs before it exists.
+    /// `subscriber` (a simulated namespace's listener of this run) is told of
+    /// the thread's wake-ups from then on; a start that starts nothing leaves
+    /// the running or finishing thread's own in place.
     /// - Throws: `.system(EBUSY)` while a stop is still finishing (one called
     ///   from a callback on the thread, until that callback returns), or when
     ///   no eventfd or thread can be had.
-    func start(_ role: ThreadRole, _ body: @escaping @Sendable (_ wakeFD: Int32) -> Void) throws(ReachabilityError) -> Bool {
+    func start(_ role: ThreadRole, subscriber: SimulationSubscriber? = nil,
+               _ body: @escaping @Sendable (_ wakeFD: Int32) -> Void) throws(ReachabilityError) -> Bool {
         try state.withLock { (state) throws(ReachabilityError) -> Bool in
             switch state.phase {
             case .running: return false
@@ -107,6 +111,7 @@ final class WorkerThread: Sendable {
                     threadEnds()
                 }
                 state.phase = .running(thread)
+                state.subscriber = subscriber
                 state.wakeFD = wakeFD
                 state.stopRequested = false
                 state.busy = false
@@ -177,11 +182,8 @@ final class WorkerThread: Sendable {
     /// The wake-up fd; -1 when no thread exists (for tests).
     var wakeFileDescriptor: Int32 { state.withLock { $0.wakeFD } }
 
-    /// The simulation listener of the owner's next run (set before `start`), nil for a kernel.
-    var simulationSubscriber: SimulationSubscriber? {
-        get { state.withLock { $0.subscriber } }
-        set { state.withLock { $0.subscriber = newValue } }
-    }
+    /// The simulation listener of the thread's run (given to `start`), nil for a kernel.
+    var simulationSubscriber: SimulationSubscriber? { state.withLock { $0.subscriber } }
 
     /// Wakes the thread (an answer for it arrived); harmless when none runs.
     func wake() {
