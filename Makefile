@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all help bench-instructions setup build run test test-repeat check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -31,6 +31,7 @@ help:
 	  "make test-sandbox-unprivileged  NetworkSandbox's tests as nobody, in unshare -Urnm" \
 	  "make test-sample    Examples/GatewayFailover as nobody: tier 1 in memory, tier 2 in unshare -Urnm" \
 	  "make soak           10,000-cycle soak and fault tests (root)" \
+	  "make test-repeat    the suite REPEAT (20) times under stress-ng; every test that failed once" \
 	  "make steady-state   mallocs per monitor round must be 0 (root)" \
 	  "make fuzz           libFuzzer on every C parser (FUZZ_SECONDS each)" \
 	  "make fuzz-smoke     a short fuzz run from the committed corpus" \
@@ -282,6 +283,15 @@ SOAK_CYCLES ?= 10000
 soak: setup
 	REACH_SOAK_CYCLES=$(SOAK_CYCLES) $(SWIFT) test --disable-swift-testing --filter "SoakTests|FaultTests" 2>&1 | \
 		grep -E "^soak:|^at the|^threads refused|error|Executed"; exit $${PIPESTATUS[0]}
+
+# No flake, measured: the whole suite (make test's XCTest and Swift Testing
+# runs) REPEAT times in a row on one build while stress-ng --cpu 2 --io 1
+# loads the machine (as CI's sanitizer build does); it lists every test that
+# failed at least once, and keeps the logs (Tools/test-repeat.sh; root for the
+# namespace tests; about 2.5 minutes a run here).
+REPEAT ?= 20
+test-repeat: setup
+	REACH_REQUIRE_NETNS=1 Tools/test-repeat.sh -n $(REPEAT) --load
 
 # libFuzzer on every C parser (Fuzz/README.md): FUZZ_SECONDS per harness.
 FUZZ_SECONDS ?= 60

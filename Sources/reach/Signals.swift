@@ -94,6 +94,9 @@ final class Termination: @unchecked Sendable {
         if queue.sync(execute: { stopRequested }) { stop() }
     }
 
+    /// Whether a SIGTERM came (its stop has run).
+    var sawSIGTERM: Bool { queue.sync { stopRequested } }
+
     /// The command is ending: SIGTERM is ignored from now on.
     func cancel() {
         source?.cancel()

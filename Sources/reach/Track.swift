@@ -1,5 +1,6 @@
 import ArgumentParser
 import Reachability
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,20 +75,25 @@ struct Track: AsyncParsableCommand {
             throw ReachabilityError.unknownInterface(interface)
         }
         let tracker = try UplinkTracker(configuration: configuration, namespace: namespace)
-        let events = tracker.events()
-        let json = kernel.json
-        let printing = Task {
-            for await event in events { printLine(json ? event.json.rendered : event.humanLine) }
-        }
-        // The tracker's stream outlives a stop (a tracker can start again):
-        // after the stop, the printing task is cancelled, which ends it.
+        // The handler first: the stream hands out the initial event at once,
+        // and a SIGTERM sent once its line is out must stop the command, not
+        // kill it. The tracker's stream outlives a stop (a tracker can start
+        // again): after the stop, the printing task is cancelled, which ends
+        // it; a SIGTERM before the task exists is seen again by `start`.
+        let printing = Mutex<Task<Void, Never>?>(nil)
         let termination = stopOnSIGTERM {
             tracker.stop()
-            printing.cancel()
+            printing.withLock { $0 }?.cancel()
         }
         defer { termination.cancel() }
+        let events = tracker.events()
+        let json = kernel.json
+        let task = Task {
+            for await event in events { printLine(json ? event.json.rendered : event.humanLine) }
+        }
+        printing.withLock { $0 = task }
         try termination.start { try tracker.start() }
-        await printing.value
+        await task.value
     }
 
     func trackerConfiguration() throws -> UplinkTracker.Configuration {

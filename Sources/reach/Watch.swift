@@ -87,7 +87,7 @@ struct Wait: AsyncParsableCommand {
         abstract: "Wait until every target is reachable (for boot scripts, like nm-online).",
         discussion: """
             Exit status: 0 as soon as every target is reachable, 1 when --timeout \
-            passes first, 2 on bad input. Prints nothing unless --json is given \
+            passes first (or SIGTERM stops it), 2 on bad input. Prints nothing unless --json is given \
             (then the last state of each target) or it times out (then the \
             targets still not reachable, on standard error).
             """
@@ -115,7 +115,11 @@ struct Wait: AsyncParsableCommand {
         let resolveTimeout = resolve.duration(or: timeout > 0 ? min(5, timeout) : 5)
         let monitor = try kernel.makeMonitor(parsed, options: try lookup.options(), resolveTimeout: resolveTimeout)
         let changes = monitor.changes()
-        try monitor.start()
+        // SIGTERM ends the wait as the timeout does (the stream ends), and the
+        // command finishes what it prints: the JSON lines whole, then exit 1.
+        let termination = stopOnSIGTERM { monitor.stop() }
+        defer { termination.cancel() }
+        try termination.start { try monitor.start() }
         let timer = timeout > 0 ? Task {
             try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
             monitor.stop()  // ends the stream below
@@ -137,7 +141,8 @@ struct Wait: AsyncParsableCommand {
         if !done {
             var standardError = StandardError()
             let waiting = monitor.targets.filter { latest[$0]?.isReachable != true }.map(\.description)
-            print("reach: timed out after \(timeout) s; not reachable: \(waiting.joined(separator: ", "))", to: &standardError)
+            let why = termination.sawSIGTERM ? "stopped by SIGTERM" : "timed out after \(timeout) s"
+            print("reach: \(why); not reachable: \(waiting.joined(separator: ", "))", to: &standardError)
             throw ExitCode(1)
         }
     }

@@ -43,7 +43,13 @@ final class NetworkTests: CompatTestCase {
         let down = try XCTUnwrap(paths.wait(for: 2).last)
         XCTAssertEqual(down.status, .unsatisfied)
         XCTAssertFalse(down.usesInterfaceType(.wiredEthernet))
-        ns.run("link set eth0 up", "route add default via 10.10.0.2")
+        // One step at a time: the route added at once after the link can land
+        // in the same burst of notifications (one path, not two) under load.
+        ns.run("link set eth0 up")
+        let up = paths.wait(for: 3).last
+        XCTAssertEqual(up?.status, .unsatisfied, "up: no route yet")
+        XCTAssertEqual(up.map(names)?.contains("eth0"), true, "up: the interface back")
+        ns.run("route add default via 10.10.0.2")
         XCTAssertEqual(paths.wait(for: 4).last?.status, .satisfied, "up (interfaces back), then the route")
         let all = paths.all
         XCTAssertEqual(all.map(\.status), [.satisfied, .unsatisfied, .unsatisfied, .satisfied])

@@ -278,13 +278,13 @@ final class CLITests: NamespaceTestCase {
     /// watch ran on.
     func testWatchStopsOnASIGTERMBeforeTheMonitorStarts() throws {
         let ns = try makeLAN()
-        try expectStopOnSIGTERMBeforeStart(["watch", "10.1.0.7", "--netns", ns.name], in: ns)
+        _ = try expectStopOnSIGTERMBeforeStart(["watch", "10.1.0.7", "--netns", ns.name], in: ns)
     }
 
     /// `reach track`: the same for the tracker.
     func testTrackStopsOnASIGTERMBeforeTheTrackerStarts() throws {
         let ns = try makeLAN()
-        try expectStopOnSIGTERMBeforeStart(["track", "--netns", ns.name, "--interface", "va", "--host", "10.1.0.7"],
+        _ = try expectStopOnSIGTERMBeforeStart(["track", "--netns", ns.name, "--interface", "va", "--host", "10.1.0.7"],
                                            in: ns)
     }
 
@@ -293,7 +293,7 @@ final class CLITests: NamespaceTestCase {
     /// `sigwait` after the start takes it.
     func testQuickWatchStopsOnASIGTERMBeforeTheMonitorStarts() throws {
         let ns = try makeLAN()
-        try expectStopOnSIGTERMBeforeStart(["watch", "10.1.0.7"], in: ns, handledWhen: { running in
+        _ = try expectStopOnSIGTERMBeforeStart(["watch", "10.1.0.7"], in: ns, handledWhen: { running in
             // The process's shared pending set (/proc/PID/status ShdPnd, hex) holds SIGTERM.
             let status = (try? String(contentsOfFile: "/proc/\(running.pid)/status", encoding: .utf8)) ?? ""
             let pending = status.split(separator: "\n").first { $0.hasPrefix("ShdPnd:") }
@@ -306,19 +306,20 @@ final class CLITests: NamespaceTestCase {
     /// which pauses it just before it starts watching; sends SIGTERM there,
     /// waits until `handledWhen` says the command has taken it (by default its
     /// "SIGTERM handled" line: the stop has run), lets it go on, and expects
-    /// exit 0 within 2 s.
+    /// exit `status` within 2 s.
     private func expectStopOnSIGTERMBeforeStart(
         _ arguments: [String], in ns: TestNamespace,
-        handledWhen handled: ((RunningProcess) -> Bool)? = nil,
+        handledWhen handled: ((RunningProcess) -> Bool)? = nil, exitStatus expected: Int32 = 0,
         file: StaticString = #filePath, line: UInt = #line
-    ) throws {
+    ) throws -> RunningProcess? {
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("reach-pause-\(getpid())-\(UUID().uuidString)").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0, String(cString: strerror(errno)), file: file, line: line)
         defer { unlink(fifo) }
         let running = try startReach(arguments, under: ["netns", "exec", ns.name, "/usr/bin/env",
                                                         "REACH_TEST_PAUSE_BEFORE_START=\(fifo)"], file: file, line: line)
         guard eventually(timeout: 10, { running.stderr.contains("reach: test: paused before start\n") }) else {
-            return XCTFail("\(arguments[0]) did not pause: \(running.stderr)", file: file, line: line)
+            XCTFail("\(arguments[0]) did not pause: \(running.stderr)", file: file, line: line)
+            return nil
         }
         kill(running.pid, SIGTERM)
         let taken = handled ?? { $0.stderr.contains("reach: test: SIGTERM handled\n") }
@@ -332,9 +333,21 @@ final class CLITests: NamespaceTestCase {
             close(writer)
         }
         let status = running.waitForExit(timeout: 2)
-        XCTAssertEqual(status, 0, "\(arguments[0]) after a SIGTERM before its start: \(running.stderr)", file: file, line: line)
+        XCTAssertEqual(status, expected, "\(arguments[0]) after a SIGTERM before its start: \(running.stderr)", file: file, line: line)
         // Still running: it may ignore the teardown's SIGTERM as well.
         if status == nil { kill(running.pid, SIGKILL) }
+        return running
+    }
+
+    /// `reach wait` stops on SIGTERM as on its timeout: the stream ends, it
+    /// says so on one line and exits 1 (not every target reachable); before,
+    /// the signal's default killed it, mid-output when it printed JSON.
+    func testWaitStopsOnASIGTERMWithExitOneAndSaysSo() throws {
+        let ns = try makeLAN()
+        let running = try expectStopOnSIGTERMBeforeStart(["wait", "10.250.0.9", "--timeout", "0", "--json"], in: ns,
+                                                         exitStatus: 1)
+        let stderr = running?.stderr ?? ""
+        XCTAssertTrue(stderr.contains("reach: stopped by SIGTERM; not reachable: 10.250.0.9\n"), stderr)
     }
 
     func testBadInputExitsTwoWithOneLine() throws {

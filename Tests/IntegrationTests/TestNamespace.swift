@@ -109,10 +109,18 @@ final class RunningProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    /// Stops the process and waits for it and for the last of its output.
+    /// Stops the process (SIGTERM; SIGKILL when it is still running 10 s
+    /// later: a command that ignores SIGTERM, or hangs in its stop, must not
+    /// hang the suite) and waits for it and for the last of its output.
     func terminate() {
         try? input?.close()
-        if process.isRunning { process.terminate() }
+        if process.isRunning {
+            process.terminate()
+            if waitForExit(timeout: 10) == nil {
+                kill(process.processIdentifier, SIGKILL)
+                print("RunningProcess: pid \(process.processIdentifier) ignored SIGTERM for 10 s; sent SIGKILL")
+            }
+        }
         process.waitUntilExit()
         _ = readers.wait(timeout: .now() + 5)
     }

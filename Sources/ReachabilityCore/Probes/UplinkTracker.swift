@@ -133,6 +133,10 @@ public final class UplinkTracker: Sendable {
     private struct Observer {
         let queue: DeliveryQueue
         let body: @Sendable (TrackerEvent) -> Void
+        /// Cleared when the observation is cancelled: an event already
+        /// scheduled on its queue is then dropped, as the monitor's
+        /// `PendingChanges` drops what a removed observer has not taken.
+        let active: Locked<Bool>
     }
 
     private struct Shared {
@@ -215,7 +219,8 @@ public final class UplinkTracker: Sendable {
         // The initial event is handed over under the lock, as the observer is
         // added: a round's change published later is queued behind it.
         let (id, deliverHere, hook): (UInt64, TrackerEvent?, (@Sendable () -> Void)?) = shared.withLock { shared in
-            let id = shared.observers.add(Observer(queue: queue, body: body))
+            let active = Locked(true)
+            let id = shared.observers.add(Observer(queue: queue, body: body, active: active))
             let initial = shared.last.map { $0.asInitial() }
                 ?? TrackerEvent(interface: configuration.interface, state: shared.score.state, previous: nil,
                                 score: shared.score.score, round: shared.round, results: [], error: nil,
@@ -224,10 +229,10 @@ public final class UplinkTracker: Sendable {
             shared.afterObserverAdded = nil
             switch queue.kind {
             case .enqueue:
-                queue.schedule({ body(initial) }, simulation: clock.simulation) { _ in }
+                queue.schedule({ if active.withLock({ $0 }) { body(initial) } }, simulation: clock.simulation) { _ in }
                 return (id, nil, hook)
             case .monitorThread where worker.threadExists:
-                worker.enqueue { body(initial) }
+                worker.enqueue { if active.withLock({ $0 }) { body(initial) } }
                 return (id, nil, hook)
             case .monitorThread:
                 // No thread to run it: this caller does, and a thread started
@@ -246,6 +251,7 @@ public final class UplinkTracker: Sendable {
             let removed = self?.shared.withLock { shared -> Observer? in
                 shared.observers.remove(id)
             }
+            removed?.active.withLock { $0 = false }
             // Released here, outside the lock: its body may hold the last
             // reference to the tracker, whose deinit stops it.
             _ = removed
@@ -302,8 +308,9 @@ public final class UplinkTracker: Sendable {
                 guard changed else { return shared.score.state }
                 shared.last = event
                 for (_, observer) in shared.observers.entries {
-                    let body = observer.body
-                    observer.queue.schedule({ body(event) }, simulation: clock.simulation) { worker.enqueue($0) }
+                    let (body, active) = (observer.body, observer.active)
+                    observer.queue.schedule({ if active.withLock({ $0 }) { body(event) } },
+                                            simulation: clock.simulation) { worker.enqueue($0) }
                 }
                 return shared.score.state
             }
