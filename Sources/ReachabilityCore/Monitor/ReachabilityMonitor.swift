@@ -44,8 +44,11 @@ public final class ReachabilityMonitor: Sendable {
         public var settleTime: Duration = .microseconds(300)
         /// ...but never longer than this in all. It also bounds how long an
         /// answer routed over a link that was set down is held back while the
-        /// kernel flushes that link's routes (`settleTime`, at least 0.1 ms,
-        /// between two looks).
+        /// kernel flushes that link's routes, and how long a change read while
+        /// an interface is coming up (carrier, its operstate not yet up: the
+        /// kernel sends that a moment later, up to ~16 ms under load) is held
+        /// back until it is (`settleTime`, at least 0.1 ms, between two
+        /// looks). Past it, what the kernel says is the answer.
         public var maximumSettleTime: Duration = .milliseconds(20)
         /// `SO_RCVBUF` of the event socket; nil keeps the system default.
         public var receiveBufferSize: Int?
