@@ -15,9 +15,14 @@ final class ContextCounts: Sendable {
     let descriptions = Atomic<Int>(0)
     let flags = Arrivals<SCNetworkReachabilityFlags>()
     let threads = Mutex<[String]>([])
+    /// At each callout (the callback, copyDescription): how many references
+    /// to this object the reachability object held then (0: it had let go).
+    let heldAtCallout = Arrivals<Int>()
 
     /// [retains, releases].
     var balance: [Int] { [retains.load(ordering: .relaxed), releases.load(ordering: .relaxed)] }
+
+    func calledOut() { heldAtCallout.add(retains.load(ordering: .relaxed) - releases.load(ordering: .relaxed)) }
 }
 
 private let queueKey = DispatchSpecificKey<String>()
@@ -64,13 +69,16 @@ final class SystemConfigurationTests: CompatTestCase {
                 counts.release()
             },
             copyDescription: { info in
-                Unmanaged<ContextCounts>.fromOpaque(info).takeUnretainedValue().descriptions.add(1, ordering: .relaxed)
+                let counts = Unmanaged<ContextCounts>.fromOpaque(info).takeUnretainedValue()
+                counts.calledOut()
+                counts.descriptions.add(1, ordering: .relaxed)
                 return Unmanaged.passRetained("counts" as CFString)
             })
     }
 
     private let callback: SCNetworkReachabilityCallBack = { _, flags, info in
         let counts = Unmanaged<ContextCounts>.fromOpaque(info!).takeUnretainedValue()
+        counts.calledOut()
         counts.threads.withLock { $0.append(Thread.current.name ?? "") }
         counts.flags.add(flags)
     }
@@ -241,9 +249,10 @@ final class SystemConfigurationTests: CompatTestCase {
         XCTAssertEqual(first.balance, [1, 0])
         XCTAssertTrue(String(describing: ref!).contains("context = counts"), String(describing: ref!))
         XCTAssertEqual(first.descriptions.load(ordering: .relaxed), 1)
+        XCTAssertEqual(first.balance, [2, 1], "held for copyDescription, released after it")
         context = self.context(second)
         XCTAssertTrue(SCNetworkReachabilitySetCallback(ref!, callback, &context))
-        XCTAssertEqual(first.balance, [1, 1], "released on replace")
+        XCTAssertEqual(first.balance, [2, 2], "released on replace")
         XCTAssertEqual(second.balance, [1, 0])
         XCTAssertTrue(SCNetworkReachabilitySetCallback(ref!, nil, nil))
         XCTAssertEqual(second.releases.load(ordering: .relaxed), 1, "released when the callback is removed")
@@ -281,6 +290,36 @@ final class SystemConfigurationTests: CompatTestCase {
         XCTAssertEqual(witness.flags.wait(for: 1), [[.reachable, .isDirect]])
         XCTAssertEqual(counts.flags.all, [], "no callback from a freed object")
         SCNetworkReachabilitySetDispatchQueue(other, nil)
+    }
+
+    // MARK: Calls that race a delivery
+
+    /// Alamofire's stopListening, Reachability.swift's stopNotifier and
+    /// SLReachability's deinit remove the callback while a change may be
+    /// delivered on another thread: the info must outlive the callout.
+    func testACallbackRemovedWhileAChangeIsDeliveredStillHasItsInfo() throws {
+        let ns = try makeWiredNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let counts = ContextCounts()
+        let queue = DispatchQueue(label: "sc-callout")
+        ref.testHooks.beforeCallout = { [unowned ref] in SCNetworkReachabilitySetCallback(ref, nil, nil) }
+        schedule(ref, counts, on: queue)
+        ns.run("link set eth0 down")
+        XCTAssertEqual(counts.heldAtCallout.wait(for: 1), [1], "the info was released during the callout")
+        queue.sync {}
+        XCTAssertEqual(counts.balance, [2, 2], "retained for the callout, released after it")
+        SCNetworkReachabilitySetDispatchQueue(ref, nil)
+    }
+
+    func testAContextReplacedWhileItDescribesItselfStillHasItsInfo() throws {
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let counts = ContextCounts()
+        var context = context(counts)
+        XCTAssertTrue(SCNetworkReachabilitySetCallback(ref, callback, &context))
+        ref.testHooks.beforeCallout = { [unowned ref] in SCNetworkReachabilitySetCallback(ref, nil, nil) }
+        XCTAssertTrue(ref.description.contains("context = counts"), ref.description)
+        XCTAssertEqual(counts.heldAtCallout.all, [1], "the info was released during copyDescription")
+        XCTAssertEqual(counts.balance, [2, 2])
     }
 
     // MARK: WWAN
