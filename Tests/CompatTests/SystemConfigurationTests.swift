@@ -292,7 +292,7 @@ final class SystemConfigurationTests: CompatTestCase {
         SCNetworkReachabilitySetDispatchQueue(other, nil)
     }
 
-    // MARK: Calls that race a delivery
+    // MARK: Calls that race a delivery or a scheduling
 
     /// Alamofire's stopListening, Reachability.swift's stopNotifier and
     /// SLReachability's deinit remove the callback while a change may be
@@ -320,6 +320,31 @@ final class SystemConfigurationTests: CompatTestCase {
         XCTAssertTrue(ref.description.contains("context = counts"), ref.description)
         XCTAssertEqual(counts.heldAtCallout.all, [1], "the info was released during copyDescription")
         XCTAssertEqual(counts.balance, [2, 2])
+    }
+
+    /// An unscheduling between the monitor's storing and its start found it
+    /// not running; the start must see that and stop it again.
+    func testUnschedulingWhileASchedulingStartsLeavesNoMonitorRunning() throws {
+        _ = try makeWiredNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let before = threads(named: "reach.monitor")
+        let started = Mutex<[ReachabilityMonitor]>([])
+        defer { started.withLock { $0 }.forEach { $0.stop() } }
+        ref.testHooks.beforeStart = { [unowned ref] monitor in
+            started.withLock { $0.append(monitor) }
+            SCNetworkReachabilitySetDispatchQueue(ref, nil)
+        }
+        XCTAssertTrue(SCNetworkReachabilitySetDispatchQueue(ref, DispatchQueue(label: "sc-race")))
+        XCTAssertEqual(started.withLock { $0.map(\.isRunning) }, [false], "SetDispatchQueue(nil) during the start: a monitor left running")
+        ref.testHooks.beforeStart = { [unowned ref] monitor in
+            started.withLock { $0.append(monitor) }
+            SCNetworkReachabilityUnscheduleFromRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode)
+        }
+        XCTAssertTrue(SCNetworkReachabilityScheduleWithRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode))
+        XCTAssertEqual(started.withLock { $0.map(\.isRunning) }, [false, false],
+                       "UnscheduleFromRunLoop during the start: a monitor left running")
+        XCTAssertEqual(threads(named: "reach.monitor"), before)
+        XCTAssertFalse(ref.isScheduled)
     }
 
     // MARK: WWAN

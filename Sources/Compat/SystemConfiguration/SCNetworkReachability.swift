@@ -54,6 +54,8 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         /// After the context is read and before its `info` is handed to the
         /// callback or to `copyDescription`.
         package var beforeCallout: (() -> Void)?
+        /// After scheduling stored its monitor (given) and before it starts it.
+        package var beforeStart: ((ReachabilityMonitor) -> Void)?
 
         package init() {}
     }
@@ -185,15 +187,15 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
             SCErrorState.set(kSCStatusReachabilityUnknown)
             return false
         }
-        let generation = lock.withLock { () -> UInt64? in
+        let stored = lock.withLock { () -> (generation: UInt64, hook: ((ReachabilityMonitor) -> Void)?)? in
             guard state.schedule == nil else { return nil }   // scheduled elsewhere meanwhile
             state.generation &+= 1
             state.schedule = schedule
             state.monitor = monitor
             state.given = baseline
-            return state.generation
+            return (state.generation, state.testHooks.beforeStart)
         }
-        guard let generation else {
+        guard let (generation, beforeStart) = stored else {
             SCErrorState.set(kSCStatusInvalidArgument)
             return false
         }
@@ -211,21 +213,26 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         monitor.onChange(on: deliveryQueue) { [weak self] change in
             self?.deliver(change.evaluation, generation: generation)
         }
+        beforeStart?(monitor)
         do {
             try monitor.start()
         } catch {
-            unschedule()
+            unschedule(ifGeneration: generation)
             SCErrorState.set(kSCStatusReachabilityUnknown)
             return false
         }
+        // An unscheduling since the monitor was stored stopped it before it
+        // ran; nothing would stop it now.
+        if lock.withLock({ state.generation != generation }) { monitor.stop() }
         return true
     }
 
-    /// Stops the monitor; the callback stays set. True when it was scheduled.
+    /// Stops the monitor; the callback stays set. True when it was scheduled
+    /// (by the scheduling of `generation`, when given).
     @discardableResult
-    func unschedule() -> Bool {
+    func unschedule(ifGeneration generation: UInt64? = nil) -> Bool {
         let monitor = lock.withLock { () -> ReachabilityMonitor?? in
-            guard state.schedule != nil else { return .none }
+            guard state.schedule != nil, generation == nil || generation == state.generation else { return .none }
             state.generation &+= 1
             state.schedule = nil
             defer { state.monitor = nil }
@@ -235,6 +242,9 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         monitor?.stop()
         return true
     }
+
+    /// Whether a queue or a run loop has it (for the libraries' modules' tests).
+    package var isScheduled: Bool { lock.withLock { state.schedule != nil } }
 
     func isScheduled(on runLoop: CFRunLoop, _ mode: CFRunLoopMode) -> Bool {
         lock.withLock {
