@@ -82,7 +82,7 @@ final class NetworkTests: CompatTestCase {
     }
 
     func testWWANIsCellularAndExpensiveAndTheSwitchDeniesIt() throws {
-        let ns = try makeWWANNamespace()
+        _ = try makeWWANNamespace()
         let paths = watch(NWPathMonitor())
         let first = try XCTUnwrap(paths.wait(for: 1).first)
         XCTAssertEqual(first.status, .satisfied)

@@ -121,11 +121,13 @@ final class SystemConfigurationTests: CompatTestCase {
         let ns = try makeWiredNamespace()
         ns.addVethPair("wwan0", peer: "wb", address: "10.20.0.1/24")
         ns.run("route add default via 10.20.0.2 table 100", "rule add from 10.20.0.1 table 100")
-        var local = sockaddr_in(), remote = sockaddr_in()
-        for (address, text) in [(UnsafeMutablePointer(&local), "10.20.0.1"), (UnsafeMutablePointer(&remote), "192.0.2.1")] {
-            address.pointee.sin_family = sa_family_t(AF_INET)
-            inet_pton(AF_INET, text, &address.pointee.sin_addr)
+        func ipv4(_ text: String) -> sockaddr_in {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, text, &address.sin_addr)
+            return address
         }
+        var local = ipv4("10.20.0.1"), remote = ipv4("192.0.2.1")
         let pair = withUnsafePointer(to: &local) { local in
             withUnsafePointer(to: &remote) { remote in
                 local.withMemoryRebound(to: sockaddr.self, capacity: 1) { local in
@@ -350,7 +352,7 @@ final class SystemConfigurationTests: CompatTestCase {
     // MARK: WWAN
 
     func testAWWANPathIsWWANAndTheSwitchTakesReachableAway() throws {
-        let ns = try makeWWANNamespace()
+        _ = try makeWWANNamespace()
         let ref = try XCTUnwrap(address("0.0.0.0"))
         XCTAssertEqual(flags(ref), [.reachable, .isWWAN])
         let counts = ContextCounts()
