@@ -72,12 +72,17 @@ final class AlamofireReachabilityTests: CompatTestCase {
         let ns = try makeWiredNamespace()
         let statuses = Arrivals<Status>()
         weak var released: NetworkReachabilityManager?
+        let reachabilityQueue: DispatchQueue
         do {
             let manager = try XCTUnwrap(NetworkReachabilityManager())
             manager.startListening { statuses.add($0) }
             released = manager
+            reachabilityQueue = manager.reachabilityQueue
         }
         _ = statuses.waitRunningMain(for: 1)
+        // The initial-status block holds the manager (as Alamofire's does)
+        // until it returns, which can be after the listener has run.
+        reachabilityQueue.sync {}
         XCTAssertNil(released, "the reachability context holds the manager weakly; deinit stops listening")
         ns.run("link set eth0 down")
         let witness = try XCTUnwrap(NetworkReachabilityManager(host: "10.10.0.1"))

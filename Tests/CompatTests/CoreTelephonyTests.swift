@@ -2,7 +2,7 @@
 // links, the process's WWAN switch and kernel prohibit rules; CTTelephonyNetworkInfo
 // from RadioSource.processDefault.
 
-import CoreTelephony
+@testable import CoreTelephony
 import Foundation
 import Reachability
 import ReachabilityCompatSupport
@@ -115,6 +115,24 @@ final class CoreTelephonyTests: CompatTestCase {
         XCTAssertEqual(posted.all.count, 4)
         XCTAssertEqual(info.serviceCurrentRadioAccessTechnology?[service], CTRadioAccessTechnologyNRNSA)
         _ = other
+    }
+
+    /// A second CTTelephonyNetworkInfo's start returns at once while the first
+    /// is still starting; a change its maker makes then must be told.
+    func testAChangeRightAfterAStartReturnsIsTold() throws {
+        let changes = RadioChanges()
+        let services = Arrivals<String>()
+        _ = changes.add { services.add($0) }
+        changes.afterStartClaimed = {
+            changes.start()
+            RadioSource.processDefault.set(.lte, for: "wwan-race")
+        }
+        defer {
+            changes.afterStartClaimed = nil
+            RadioSource.processDefault.set(nil, for: "wwan-race")
+        }
+        changes.start()
+        XCTAssertEqual(services.wait(for: 1), ["wwan-race"], "a change after start() returned was lost")
     }
 
     func testEveryTechnologyHasApplesName() {

@@ -88,7 +88,7 @@ final class NetworkTests: CompatTestCase {
     }
 
     func testWWANIsCellularAndExpensiveAndTheSwitchDeniesIt() throws {
-        let ns = try makeWWANNamespace()
+        _ = try makeWWANNamespace()
         let paths = watch(NWPathMonitor())
         let first = try XCTUnwrap(paths.wait(for: 1).first)
         XCTAssertEqual(first.status, .satisfied)
@@ -148,6 +148,42 @@ final class NetworkTests: CompatTestCase {
         monitor.cancel()
         let end = await iterator.next()
         XCTAssertNil(end, "cancel() ends the sequence")
+    }
+
+    /// A `cancel()` between `start`'s check and its engine monitor's start
+    /// stops a monitor that is not running yet: the start must stop it again.
+    func testACancelWhileStartIsUnderWayLeavesNoMonitorRunning() throws {
+        _ = try makeWiredNamespace()
+        let monitor = NWPathMonitor()
+        let before = threads(named: "reach.monitor")
+        nonisolated(unsafe) var started: ReachabilityMonitor?
+        defer { started?.stop() }
+        monitor.testHooks.beforeStart = { [unowned monitor] engine in
+            started = engine
+            monitor.cancel()
+        }
+        monitor.start(queue: DispatchQueue(label: "nw-race"))
+        XCTAssertEqual(started?.isRunning, false, "cancel() during start: a monitor left running")
+        XCTAssertEqual(threads(named: "reach.monitor"), before)
+    }
+
+    /// A path given while a `for await` loop registers must come after the
+    /// current path the loop starts with, never before it.
+    func testALoopThatBeginsDuringAChangeEndsOnTheNewPath() async throws {
+        let ns = try makeWiredNamespace()
+        let monitor = NWPathMonitor()
+        let queue = DispatchQueue(label: "nw-stream")
+        let paths = watch(monitor, queue: queue)
+        XCTAssertEqual(paths.wait(for: 1).map(\.status), [.satisfied])
+        monitor.testHooks.afterStreamRegistered = {
+            ns.run("link set eth0 down")
+            paths.wait(for: 2)
+            queue.sync {}   // that path has gone to every stream too
+        }
+        var iterator = monitor.makeAsyncIterator()
+        let first = await iterator.next(), second = await iterator.next()
+        XCTAssertEqual([first?.status, second?.status], [.satisfied, .unsatisfied], "the loop's last path is an older one")
+        XCTAssertEqual(second, monitor.currentPath)
     }
 
     /// One answer for "intervention required" (README audit, issue 30): the

@@ -15,9 +15,14 @@ final class ContextCounts: Sendable {
     let descriptions = Atomic<Int>(0)
     let flags = Arrivals<SCNetworkReachabilityFlags>()
     let threads = Mutex<[String]>([])
+    /// At each callout (the callback, copyDescription): how many references
+    /// to this object the reachability object held then (0: it had let go).
+    let heldAtCallout = Arrivals<Int>()
 
     /// [retains, releases].
     var balance: [Int] { [retains.load(ordering: .relaxed), releases.load(ordering: .relaxed)] }
+
+    func calledOut() { heldAtCallout.add(retains.load(ordering: .relaxed) - releases.load(ordering: .relaxed)) }
 }
 
 private let queueKey = DispatchSpecificKey<String>()
@@ -64,13 +69,16 @@ final class SystemConfigurationTests: CompatTestCase {
                 counts.release()
             },
             copyDescription: { info in
-                Unmanaged<ContextCounts>.fromOpaque(info).takeUnretainedValue().descriptions.add(1, ordering: .relaxed)
+                let counts = Unmanaged<ContextCounts>.fromOpaque(info).takeUnretainedValue()
+                counts.calledOut()
+                counts.descriptions.add(1, ordering: .relaxed)
                 return Unmanaged.passRetained("counts" as CFString)
             })
     }
 
     private let callback: SCNetworkReachabilityCallBack = { _, flags, info in
         let counts = Unmanaged<ContextCounts>.fromOpaque(info!).takeUnretainedValue()
+        counts.calledOut()
         counts.threads.withLock { $0.append(Thread.current.name ?? "") }
         counts.flags.add(flags)
     }
@@ -113,11 +121,13 @@ final class SystemConfigurationTests: CompatTestCase {
         let ns = try makeWiredNamespace()
         ns.addVethPair("wwan0", peer: "wb", address: "10.20.0.1/24")
         ns.run("route add default via 10.20.0.2 table 100", "rule add from 10.20.0.1 table 100")
-        var local = sockaddr_in(), remote = sockaddr_in()
-        for (address, text) in [(UnsafeMutablePointer(&local), "10.20.0.1"), (UnsafeMutablePointer(&remote), "192.0.2.1")] {
-            address.pointee.sin_family = sa_family_t(AF_INET)
-            inet_pton(AF_INET, text, &address.pointee.sin_addr)
+        func ipv4(_ text: String) -> sockaddr_in {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, text, &address.sin_addr)
+            return address
         }
+        var local = ipv4("10.20.0.1"), remote = ipv4("192.0.2.1")
         let pair = withUnsafePointer(to: &local) { local in
             withUnsafePointer(to: &remote) { remote in
                 local.withMemoryRebound(to: sockaddr.self, capacity: 1) { local in
@@ -241,9 +251,10 @@ final class SystemConfigurationTests: CompatTestCase {
         XCTAssertEqual(first.balance, [1, 0])
         XCTAssertTrue(String(describing: ref!).contains("context = counts"), String(describing: ref!))
         XCTAssertEqual(first.descriptions.load(ordering: .relaxed), 1)
+        XCTAssertEqual(first.balance, [2, 1], "held for copyDescription, released after it")
         context = self.context(second)
         XCTAssertTrue(SCNetworkReachabilitySetCallback(ref!, callback, &context))
-        XCTAssertEqual(first.balance, [1, 1], "released on replace")
+        XCTAssertEqual(first.balance, [2, 2], "released on replace")
         XCTAssertEqual(second.balance, [1, 0])
         XCTAssertTrue(SCNetworkReachabilitySetCallback(ref!, nil, nil))
         XCTAssertEqual(second.releases.load(ordering: .relaxed), 1, "released when the callback is removed")
@@ -283,10 +294,65 @@ final class SystemConfigurationTests: CompatTestCase {
         SCNetworkReachabilitySetDispatchQueue(other, nil)
     }
 
+    // MARK: Calls that race a delivery or a scheduling
+
+    /// Alamofire's stopListening, Reachability.swift's stopNotifier and
+    /// SLReachability's deinit remove the callback while a change may be
+    /// delivered on another thread: the info must outlive the callout.
+    func testACallbackRemovedWhileAChangeIsDeliveredStillHasItsInfo() throws {
+        let ns = try makeWiredNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let counts = ContextCounts()
+        let queue = DispatchQueue(label: "sc-callout")
+        ref.testHooks.beforeCallout = { [unowned ref] in SCNetworkReachabilitySetCallback(ref, nil, nil) }
+        schedule(ref, counts, on: queue)
+        ns.run("link set eth0 down")
+        XCTAssertEqual(counts.heldAtCallout.wait(for: 1), [1], "the info was released during the callout")
+        queue.sync {}
+        XCTAssertEqual(counts.balance, [2, 2], "retained for the callout, released after it")
+        SCNetworkReachabilitySetDispatchQueue(ref, nil)
+    }
+
+    func testAContextReplacedWhileItDescribesItselfStillHasItsInfo() throws {
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let counts = ContextCounts()
+        var context = context(counts)
+        XCTAssertTrue(SCNetworkReachabilitySetCallback(ref, callback, &context))
+        ref.testHooks.beforeCallout = { [unowned ref] in SCNetworkReachabilitySetCallback(ref, nil, nil) }
+        XCTAssertTrue(ref.description.contains("context = counts"), ref.description)
+        XCTAssertEqual(counts.heldAtCallout.all, [1], "the info was released during copyDescription")
+        XCTAssertEqual(counts.balance, [2, 2])
+    }
+
+    /// An unscheduling between the monitor's storing and its start found it
+    /// not running; the start must see that and stop it again.
+    func testUnschedulingWhileASchedulingStartsLeavesNoMonitorRunning() throws {
+        _ = try makeWiredNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let before = threads(named: "reach.monitor")
+        let started = Mutex<[ReachabilityMonitor]>([])
+        defer { started.withLock { $0 }.forEach { $0.stop() } }
+        ref.testHooks.beforeStart = { [unowned ref] monitor in
+            started.withLock { $0.append(monitor) }
+            SCNetworkReachabilitySetDispatchQueue(ref, nil)
+        }
+        XCTAssertTrue(SCNetworkReachabilitySetDispatchQueue(ref, DispatchQueue(label: "sc-race")))
+        XCTAssertEqual(started.withLock { $0.map(\.isRunning) }, [false], "SetDispatchQueue(nil) during the start: a monitor left running")
+        ref.testHooks.beforeStart = { [unowned ref] monitor in
+            started.withLock { $0.append(monitor) }
+            SCNetworkReachabilityUnscheduleFromRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode)
+        }
+        XCTAssertTrue(SCNetworkReachabilityScheduleWithRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode))
+        XCTAssertEqual(started.withLock { $0.map(\.isRunning) }, [false, false],
+                       "UnscheduleFromRunLoop during the start: a monitor left running")
+        XCTAssertEqual(threads(named: "reach.monitor"), before)
+        XCTAssertFalse(ref.isScheduled)
+    }
+
     // MARK: WWAN
 
     func testAWWANPathIsWWANAndTheSwitchTakesReachableAway() throws {
-        let ns = try makeWWANNamespace()
+        _ = try makeWWANNamespace()
         let ref = try XCTUnwrap(address("0.0.0.0"))
         XCTAssertEqual(flags(ref), [.reachable, .isWWAN])
         let counts = ContextCounts()

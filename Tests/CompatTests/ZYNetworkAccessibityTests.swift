@@ -3,6 +3,7 @@
 // notified only on change, stop back to checking.
 
 import Foundation
+import SystemConfiguration
 @testable import ZYNetworkAccessibity
 import XCTest
 
@@ -34,6 +35,24 @@ final class ZYNetworkAccessibityTests: CompatTestCase {
         ns.run("link set eth0 up", "route add default via 10.10.0.2")
         XCTAssertEqual(states.waitRunningMain(for: 3), [.accessible, .restricted, .accessible], "reachable again over eth0")
         ZYNetworkAccessibity.stop()
+        XCTAssertEqual(ZYNetworkAccessibity.currentState(), .checking)
+    }
+
+    func testAStopWhileStartIsUnderWayLeavesNothingWatching() throws {
+        _ = try makeWiredNamespace()
+        let before = threads(named: "reach.monitor")
+        nonisolated(unsafe) var scheduled: SCNetworkReachability?
+        ZYNetworkAccessibity.testHookBeforeStore = { reachability in
+            scheduled = reachability
+            ZYNetworkAccessibity.stop()
+        }
+        defer {
+            ZYNetworkAccessibity.testHookBeforeStore = nil
+            ZYNetworkAccessibity.stop()
+        }
+        ZYNetworkAccessibity.start()
+        XCTAssertEqual(scheduled?.isScheduled, false, "stop() during start(): still scheduled")
+        XCTAssertEqual(threads(named: "reach.monitor"), before)
         XCTAssertEqual(ZYNetworkAccessibity.currentState(), .checking)
     }
 

@@ -591,6 +591,15 @@ class NamespaceTestCase: XCTestCase {
         }
     }
 
+    /// Threads of this process named `name` (`reach.monitor`, `reach.tracker`).
+    func threads(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            ((try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines) == name
+        }.count
+    }
+
     /// Attaches to a tun device in `namespace`; the fd is closed (detaching) when the test ends.
     func attachTun(_ device: String, in namespace: TestNamespace) throws -> Int32 {
         let fd = try namespace.attachTun(device)

@@ -22,15 +22,6 @@ final class TrackerLifetimeTests: NamespaceTestCase {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Threads of this process named `name`.
-    private func threads(named name: String) -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { task in
-            ((try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "")
-                .trimmingCharacters(in: .whitespacesAndNewlines) == name
-        }.count
-    }
-
     private func openFileDescriptors() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
     }

@@ -201,15 +201,23 @@ final class RadioChanges: @unchecked Sendable {
     private var nextID: UInt64 = 0
     /// Notifications are posted here, in the order of the changes.
     private let queue = DispatchQueue(label: "CoreTelephony.RadioChanges")
+    /// For a test: runs at the end of the first `start()`, on its thread,
+    /// where another start() and a change can come (nil outside tests).
+    var afterStartClaimed: (() -> Void)?
 
     func start() {
         let first = lock.withLock { () -> Bool in
-            defer { started = true }
-            return !started
+            guard !started else { return false }
+            started = true
+            // In one hold of the lock, so that a start() that finds this one
+            // under way returns only once changes are followed. Observed, then
+            // read: a change in between is in `known`, and its sourceChanged
+            // (waiting for this lock) finds nothing new.
+            _ = RadioSource.processDefault.addObserver { [weak self] in self?.sourceChanged() }
+            known = RadioSource.processDefault.technologies
+            return true
         }
-        guard first else { return }
-        lock.withLock { known = RadioSource.processDefault.technologies }
-        _ = RadioSource.processDefault.addObserver { [weak self] in self?.sourceChanged() }
+        if first { afterStartClaimed?() }
     }
 
     func add(_ instance: @escaping @Sendable (String) -> Void) -> UInt64 {

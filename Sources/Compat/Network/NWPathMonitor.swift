@@ -30,6 +30,23 @@ public final class NWPathMonitor: @unchecked Sendable {
         var cancelled = false
         var streams: [UInt64: AsyncStream<NWPath>.Continuation] = [:]
         var nextStream: UInt64 = 0
+        var testHooks = TestHooks()
+    }
+
+    /// Where a test runs another thread's call at the one moment a race needs
+    /// (all nil outside tests; read under the lock the step takes anyway).
+    package struct TestHooks {
+        /// After `start` stored its engine monitor (given) and before it starts it.
+        package var beforeStart: ((ReachabilityMonitor) -> Void)?
+        /// After a stream (`for await`) is registered and has read the current path.
+        package var afterStreamRegistered: (() -> Void)?
+
+        package init() {}
+    }
+
+    package var testHooks: TestHooks {
+        get { lock.withLock { state.testHooks } }
+        set { lock.withLock { state.testHooks = newValue } }
     }
 
     private let requiredInterfaceType: NWInterface.InterfaceType?
@@ -100,20 +117,30 @@ public final class NWPathMonitor: @unchecked Sendable {
                     }
                 }
             }
-            let cancelled = lock.withLock { () -> Bool in
+            let (cancelled, beforeStart) = lock.withLock { () -> (Bool, ((ReachabilityMonitor) -> Void)?) in
                 if !state.cancelled { state.monitor = monitor }
-                return state.cancelled
+                return (state.cancelled, state.testHooks.beforeStart)
             }
             if cancelled { return }
+            beforeStart?(monitor)
             try monitor.start()
+            // A cancel() since the monitor was stored stopped it before it
+            // ran; nothing would stop it now.
+            if lock.withLock({ state.cancelled }) { monitor.stop() }
         } catch {
             // The kernel cannot be watched: the first path says so, once.
             queue.compatAsync { self.give(NWPath.initial) }
         }
     }
 
-    /// Stops the monitor for good: no path is given after this returns
-    /// (a handler already running finishes), and every `for await` loop ends.
+    /// Stops the monitor for good, and ends every `for await` loop once it
+    /// has had the paths given before.
+    ///
+    /// As on Apple's platforms, a delivery that has already begun on the
+    /// monitor's queue when this is called may still call
+    /// `pathUpdateHandler`, once, after this returns; no other delivery
+    /// begins. Called on that queue (a serial one, as `start(queue:)` is
+    /// usually given), no handler call follows it.
     public func cancel() {
         let (monitor, streams) = lock.withLock { () -> (ReachabilityMonitor?, [AsyncStream<NWPath>.Continuation]) in
             state.cancelled = true
@@ -132,15 +159,18 @@ public final class NWPathMonitor: @unchecked Sendable {
     }
 
     private func give(_ path: NWPath) {
-        let delivery = lock.withLock { () -> ((@Sendable (NWPath) -> Void)?, [AsyncStream<NWPath>.Continuation])? in
-            guard !state.cancelled, state.delivered != path else { return nil }
+        let (given, handler) = lock.withLock { () -> (Bool, (@Sendable (NWPath) -> Void)?) in
+            guard !state.cancelled, state.delivered != path else { return (false, nil) }
             state.delivered = path
             state.current = path
-            return (state.handler, Array(state.streams.values))
+            // Under the lock (a yield does not wait): streams get paths in the
+            // order they became `delivered`, even from a concurrent queue, and
+            // a stream registering now gets this one after the one it read.
+            for stream in state.streams.values { stream.yield(path) }
+            return (true, state.handler)
         }
-        guard let (handler, streams) = delivery else { return }
-        handler?(path)
-        for stream in streams { stream.yield(path) }
+        guard given, let handler else { return }
+        handler(path)
     }
 
     private func allows(_ type: NWInterface.InterfaceType) -> Bool {
@@ -187,11 +217,16 @@ public final class NWPathMonitor: @unchecked Sendable {
 
     fileprivate func stream() -> AsyncStream<NWPath> {
         let (stream, continuation) = AsyncStream<NWPath>.makeStream()
-        let (id, current, cancelled, started) = lock.withLock { () -> (UInt64, NWPath?, Bool, Bool) in
+        let (id, cancelled, started, hook) = lock.withLock { () -> (UInt64, Bool, Bool, (() -> Void)?) in
             state.nextStream += 1
-            if !state.cancelled { state.streams[state.nextStream] = continuation }
-            return (state.nextStream, state.delivered, state.cancelled, state.queue != nil)
+            if !state.cancelled {
+                state.streams[state.nextStream] = continuation
+                // With the registration: a path given once the lock is free comes after this one.
+                if let current = state.delivered { continuation.yield(current) }
+            }
+            return (state.nextStream, state.cancelled, state.queue != nil, state.testHooks.afterStreamRegistered)
         }
+        hook?()
         if cancelled {
             continuation.finish()
             return stream
@@ -199,7 +234,6 @@ public final class NWPathMonitor: @unchecked Sendable {
         continuation.onTermination = { [weak self] _ in
             _ = self?.lock.withLock { self?.state.streams.removeValue(forKey: id) }
         }
-        if let current { continuation.yield(current) }
         if !started { start(queue: DispatchQueue(label: "Network.NWPathMonitor")) }
         return stream
     }

@@ -45,6 +45,24 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         var given: SCNetworkReachabilityFlags?
         /// Bumped by every (un)scheduling: a delivery of an older monitor is dropped.
         var generation: UInt64 = 0
+        var testHooks = TestHooks()
+    }
+
+    /// Where a test runs another thread's call at the one moment a race needs
+    /// (all nil outside tests; read under the lock the step takes anyway).
+    package struct TestHooks {
+        /// After the context is read and before its `info` is handed to the
+        /// callback or to `copyDescription`.
+        package var beforeCallout: (() -> Void)?
+        /// After scheduling stored its monitor (given) and before it starts it.
+        package var beforeStart: ((ReachabilityMonitor) -> Void)?
+
+        package init() {}
+    }
+
+    package var testHooks: TestHooks {
+        get { lock.withLock { state.testHooks } }
+        set { lock.withLock { state.testHooks = newValue } }
     }
 
     let subject: Subject
@@ -55,17 +73,20 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
 
     deinit {
         state.monitor?.stop()
-        if let info = state.context.info, let release = state.context.release { release(info) }
+        state.context.releaseInfo()
     }
 
     public static func == (lhs: SCNetworkReachability, rhs: SCNetworkReachability) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     public var description: String {
-        let (context, given) = lock.withLock { (state.context, state.given) }
+        // Retained under the lock: a SetCallback meanwhile must not free what copyDescription is given.
+        let (context, given, hook) = lock.withLock { (state.context.retainingInfo(), state.given, state.testHooks.beforeCallout) }
+        defer { context.releaseInfo() }
         var text = "<SCNetworkReachability \(Unmanaged.passUnretained(self).toOpaque())> {\(subjectDescription)"
         if let given { text += ", flags = 0x\(String(given.rawValue, radix: 16)) (\(given))" }
         if let info = context.info, let copyDescription = context.copyDescription {
+            hook?()
             text += ", context = \(copyDescription(UnsafeRawPointer(info)).takeRetainedValue())"
         }
         return text + "}"
@@ -136,15 +157,14 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
     // MARK: Callback and scheduling
 
     func setCallback(_ callback: SCNetworkReachabilityCallBack?, context: SCNetworkReachabilityContext?) {
-        var new = context ?? SCNetworkReachabilityContext()
-        if let info = new.info, let retain = new.retain { new.info = UnsafeMutableRawPointer(mutating: retain(info)) }
+        let new = (context ?? SCNetworkReachabilityContext()).retainingInfo()
         let old = lock.withLock { () -> SCNetworkReachabilityContext in
             let old = state.context
             state.callback = callback
             state.context = new
             return old
         }
-        if let info = old.info, let release = old.release { release(info) }
+        old.releaseInfo()
     }
 
     /// Starts a monitor of the target delivering to `schedule`; false when
@@ -167,15 +187,15 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
             SCErrorState.set(kSCStatusReachabilityUnknown)
             return false
         }
-        let generation = lock.withLock { () -> UInt64? in
+        let stored = lock.withLock { () -> (generation: UInt64, hook: ((ReachabilityMonitor) -> Void)?)? in
             guard state.schedule == nil else { return nil }   // scheduled elsewhere meanwhile
             state.generation &+= 1
             state.schedule = schedule
             state.monitor = monitor
             state.given = baseline
-            return state.generation
+            return (state.generation, state.testHooks.beforeStart)
         }
-        guard let generation else {
+        guard let (generation, beforeStart) = stored else {
             SCErrorState.set(kSCStatusInvalidArgument)
             return false
         }
@@ -193,21 +213,26 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         monitor.onChange(on: deliveryQueue) { [weak self] change in
             self?.deliver(change.evaluation, generation: generation)
         }
+        beforeStart?(monitor)
         do {
             try monitor.start()
         } catch {
-            unschedule()
+            unschedule(ifGeneration: generation)
             SCErrorState.set(kSCStatusReachabilityUnknown)
             return false
         }
+        // An unscheduling since the monitor was stored stopped it before it
+        // ran; nothing would stop it now.
+        if lock.withLock({ state.generation != generation }) { monitor.stop() }
         return true
     }
 
-    /// Stops the monitor; the callback stays set. True when it was scheduled.
+    /// Stops the monitor; the callback stays set. True when it was scheduled
+    /// (by the scheduling of `generation`, when given).
     @discardableResult
-    func unschedule() -> Bool {
+    func unschedule(ifGeneration generation: UInt64? = nil) -> Bool {
         let monitor = lock.withLock { () -> ReachabilityMonitor?? in
-            guard state.schedule != nil else { return .none }
+            guard state.schedule != nil, generation == nil || generation == state.generation else { return .none }
             state.generation &+= 1
             state.schedule = nil
             defer { state.monitor = nil }
@@ -217,6 +242,9 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         monitor?.stop()
         return true
     }
+
+    /// Whether a queue or a run loop has it (for the libraries' modules' tests).
+    package var isScheduled: Bool { lock.withLock { state.schedule != nil } }
 
     func isScheduled(on runLoop: CFRunLoop, _ mode: CFRunLoopMode) -> Bool {
         lock.withLock {
@@ -230,13 +258,32 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
     private func deliver(_ evaluation: TargetEvaluation, generation: UInt64) {
         guard evaluation.isEvaluated else { return }
         let flags = Self.flags(evaluation)
-        let call = lock.withLock { () -> (SCNetworkReachabilityCallBack, UnsafeMutableRawPointer?)? in
+        let call = lock.withLock { () -> (SCNetworkReachabilityCallBack, SCNetworkReachabilityContext, (() -> Void)?)? in
             guard state.generation == generation, state.given != flags else { return nil }
             state.given = flags
-            return state.callback.map { ($0, state.context.info) }
+            // Retained under the lock, released after the callout: a
+            // SetCallback meanwhile (a library's stop on another thread)
+            // releases only its own reference.
+            return state.callback.map { ($0, state.context.retainingInfo(), state.testHooks.beforeCallout) }
         }
-        guard let (callback, info) = call else { return }
-        callback(self, flags, info)
+        guard let (callback, context, hook) = call else { return }
+        defer { context.releaseInfo() }
+        hook?()
+        callback(self, flags, context.info)
+    }
+}
+
+extension SCNetworkReachabilityContext {
+    /// This context, its `info` retained once more through its own `retain`.
+    func retainingInfo() -> SCNetworkReachabilityContext {
+        var context = self
+        if let info, let retain { context.info = UnsafeMutableRawPointer(mutating: retain(info)) }
+        return context
+    }
+
+    /// Releases the reference `retainingInfo()` took (or the stored one).
+    func releaseInfo() {
+        if let info, let release { release(info) }
     }
 }
 
@@ -300,7 +347,9 @@ public func SCNetworkReachabilityGetFlags(_ target: SCNetworkReachability,
 
 /// Sets the callback a scheduled `target` calls and its context (nil
 /// removes both). The context's `retain` is called on its `info` now, and
-/// `release` when it is replaced and when `target` is destroyed.
+/// `release` when it is replaced and when `target` is destroyed; each
+/// callout (the callback, `copyDescription`) holds a reference of its own,
+/// retained before it and released after it, as on Apple's platforms.
 @discardableResult
 public func SCNetworkReachabilitySetCallback(_ target: SCNetworkReachability, _ callout: SCNetworkReachabilityCallBack?,
                                              _ context: UnsafeMutablePointer<SCNetworkReachabilityContext>?) -> Bool {

@@ -31,10 +31,13 @@ public struct SCNetworkReachabilityContext {
     public var info: UnsafeMutableRawPointer?
     /// Called on `info` when `SCNetworkReachabilitySetCallback` stores the
     /// context; its result is what the callback and `release` get. nil keeps
-    /// `info` as it is.
+    /// `info` as it is. Also called before each callout (the callback,
+    /// `copyDescription`), with `release` after it, as on Apple's platforms:
+    /// a `SetCallback` on another thread cannot free `info` during a callout.
     public var retain: (@convention(c) (UnsafeRawPointer) -> UnsafeRawPointer)?
     /// Called on the stored `info` when the context is replaced or removed, and
-    /// when the reachability object is destroyed. nil releases nothing.
+    /// when the reachability object is destroyed (and after each callout, see
+    /// `retain`). nil releases nothing.
     public var release: (@convention(c) (UnsafeRawPointer) -> Void)?
     /// Makes a text for `info` when the reachability object is described; the
     /// string is consumed. A Swift function type on Linux, where a C function

@@ -63,6 +63,11 @@ open class ZYNetworkAccessibity: NSObject, @unchecked Sendable {
     private var alertEnabled = false
     private var reachability: SCNetworkReachability?
     private var cellularData: CTCellularData?
+    /// Bumped by every stop: a start under way when one comes undoes itself.
+    private var generation: UInt64 = 0
+    /// A start is under way (a second one does nothing).
+    private var starting = false
+    private var beforeStore: ((SCNetworkReachability) -> Void)?
 
     /// Starts checking; the first state follows at once, on the main queue.
     open class func start() { shared.start() }
@@ -81,19 +86,44 @@ open class ZYNetworkAccessibity: NSObject, @unchecked Sendable {
     /// The last state (`.checking` before `start()` and after `stop()`).
     open class func currentState() -> ZYNetworkAccessibleState { shared.lock.withLock { shared.state } }
 
+    /// For a test: runs between `start`'s scheduling (of the object given) and
+    /// its keeping what it scheduled, where another thread's `stop()` can come
+    /// (nil outside tests).
+    package static var testHookBeforeStore: ((SCNetworkReachability) -> Void)? {
+        get { shared.lock.withLock { shared.beforeStore } }
+        set { shared.lock.withLock { shared.beforeStore = newValue } }
+    }
+
     private func start() {
-        guard lock.withLock({ reachability == nil }) else { return }
+        let generation = lock.withLock { () -> UInt64? in
+            guard reachability == nil, !starting else { return nil }
+            starting = true
+            return self.generation
+        }
+        guard let generation else { return }
         // The original's target, an address: a route lookup, nothing is sent.
-        guard let reachability = SCNetworkReachabilityCreateWithName(nil, "223.5.5.5") else { return }
+        guard let reachability = SCNetworkReachabilityCreateWithName(nil, "223.5.5.5") else {
+            lock.withLock { if self.generation == generation { starting = false } }
+            return
+        }
         SCNetworkReachabilitySetWeakCallback(reachability, self) { accessibility, _ in accessibility.check() }
         SCNetworkReachabilitySetDispatchQueue(reachability, .main)
         let cellularData = CTCellularData()
         cellularData.cellularDataRestrictionDidUpdateNotifier = { [weak self] _ in
             DispatchQueue.main.compatAsync { self?.check() }
         }
-        lock.withLock {
+        lock.withLock { beforeStore }?(reachability)
+        let current = lock.withLock { () -> Bool in
+            // A stop() meanwhile found nothing to stop: this start undoes itself.
+            guard self.generation == generation else { return false }
+            starting = false
             self.reachability = reachability
             self.cellularData = cellularData
+            return true
+        }
+        guard current else {
+            Self.unwatch(reachability, cellularData)
+            return
         }
         DispatchQueue.main.compatAsync { self.check() }
     }
@@ -104,14 +134,18 @@ open class ZYNetworkAccessibity: NSObject, @unchecked Sendable {
                 self.reachability = nil
                 self.cellularData = nil
                 state = .checking
+                generation &+= 1
+                starting = false
             }
             return (self.reachability, self.cellularData)
         }
-        if let reachability {
-            SCNetworkReachabilitySetCallback(reachability, nil, nil)
-            SCNetworkReachabilitySetDispatchQueue(reachability, nil)
-        }
-        cellularData?.cellularDataRestrictionDidUpdateNotifier = nil
+        if let reachability, let cellularData { Self.unwatch(reachability, cellularData) }
+    }
+
+    private static func unwatch(_ reachability: SCNetworkReachability, _ cellularData: CTCellularData) {
+        SCNetworkReachabilitySetCallback(reachability, nil, nil)
+        SCNetworkReachabilitySetDispatchQueue(reachability, nil)
+        cellularData.cellularDataRestrictionDidUpdateNotifier = nil
     }
 
     /// On the main queue: the state now, given when it changed.
