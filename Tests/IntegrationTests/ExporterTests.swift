@@ -354,6 +354,7 @@ final class ExporterTests: NamespaceTestCase {
             environment: ["WATCHDOG_USEC": "200000", "REACH_EXPORTER_TEST_BLOCK_EVENT_THREAD": "1"])
         let ready = try XCTUnwrap(notify.next(timeout: 10), "no READY=1 within 10 s")
         XCTAssertTrue(ready.hasPrefix("READY=1\n"), ready)
+        XCTAssertTrue(ready.contains("STATUS=watching 1 target, 0 uplinks; "), ready)
         // Every 0.1 s while the thread runs.
         for _ in 0 ..< 3 { XCTAssertEqual(notify.next(timeout: 2), "WATCHDOG=1") }
 
@@ -376,6 +377,47 @@ final class ExporterTests: NamespaceTestCase {
         XCTAssertNotNil(waitForExit(process, timeout: 10), "still running 10 s after SIGTERM")
         XCTAssertEqual(process.terminationStatus, 0, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
         print("exporter: after the event thread blocked: \(afterBlock)")
+    }
+
+    /// WATCHDOG=1 only while every uplink tracker finishes its rounds in the
+    /// time a round can take (its interval, then `count` probes of its
+    /// timeout, plus one watchdog interval): a test-only hook
+    /// (REACH_EXPORTER_TEST_BLOCK_TRACKER) blocks the tracker's thread in its
+    /// second round's observer, as a probe that never returns would; the
+    /// pings stop, and STATUS= names the uplink.
+    func testWatchdogStopsWhenATrackerIsStuck() throws {
+        try requireRoot()
+        let uplink = try makeUplink()
+        let port = try freePort()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-exporter-stuck-\(getpid())-\(port).yml").path
+        try """
+            listen: 127.0.0.1:\(port)
+            netns: \(uplink.client.name)
+            targets: [10.9.0.2]
+            uplinks:
+              - {interface: wan0, hosts: [10.9.0.2], method: icmp, interval: 200ms, timeout: 150ms, down: 2, up: 1}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        let notify = try NotifySocket(name: "\(port)")
+        let (process, errors) = try startNotifiedExporter(["--config", path], notify: notify,
+                                                          environment: ["WATCHDOG_USEC": "200000", "REACH_EXPORTER_TEST_BLOCK_TRACKER": "1"])
+        let ready = try XCTUnwrap(notify.next(timeout: 10), "no READY=1 within 10 s")
+        XCTAssertTrue(ready.contains("STATUS=watching 1 target, 1 uplink; "), ready)
+        var messages: [String] = []
+        var quiet = false
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            // A second without a message is ten missed pings.
+            guard let message = notify.next(timeout: 1) else { quiet = true; break }
+            messages.append(message)
+        }
+        XCTAssertTrue(quiet, "WATCHDOG=1 still arrives 5 s after the tracker blocked: \(messages.suffix(3))")
+        XCTAssertTrue(messages.contains { $0.hasPrefix("STATUS=stuck: the tracker of wan0 finished no round within") },
+                      "\(messages.suffix(3))")
+        kill(process.processIdentifier, SIGTERM)
+        XCTAssertNotNil(waitForExit(process, timeout: 10), "still running 10 s after SIGTERM")
+        XCTAssertEqual(process.terminationStatus, 0, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        print("exporter: after the tracker blocked: \(messages.filter { $0 != "WATCHDOG=1" })")
     }
 
     /// An uplink tracker's state, score and every round's probes reach the

@@ -196,4 +196,38 @@ final class TrackerLifetimeTests: NamespaceTestCase {
         XCTAssertEqual(threads(named: "reach.tracker"), trackerThreadsBefore, "stop() joined the thread")
         XCTAssertEqual(Set(Self.fdList()).subtracting(fdListBefore), [], "file descriptors left behind")
     }
+
+    /// A cancelled observation gets nothing more, not even an event a round
+    /// had already scheduled on its queue (as a monitor's removed observer
+    /// gets nothing it had not taken). The observer's queue is held while the
+    /// uplink goes offline; `onRound`, told after the round scheduled the
+    /// event, says when it is waiting there; then the observation is
+    /// cancelled and the queue let go.
+    func testACancelledObservationGetsNoEventAlreadyScheduled() throws {
+        let uplink = try makeUplink()
+        var configuration = UplinkTracker.Configuration(interface: "wan0", hosts: [IPAddress("10.9.0.2")!])
+        configuration.interval = .milliseconds(100)
+        configuration.timeout = .milliseconds(100)
+        configuration.down = 1
+        let tracker = try UplinkTracker(configuration: configuration, namespace: .named(uplink.client.name))
+        addTeardownBlock { tracker.stop() }
+        let queue = DispatchQueue(label: "held")
+        let states = Mutex<[UplinkState]>([])
+        let observation = tracker.onEvent(on: .custom { work in queue.async(execute: work) }) { event in
+            states.withLock { $0.append(event.state) }
+        }
+        let offline = DispatchSemaphore(value: 0)
+        tracker.onRound { event in if event.state == .offline && event.previous != .offline { offline.signal() } }
+        try tracker.start()
+        queue.sync {}
+        XCTAssertEqual(states.withLock { $0 }, [.online], "the initial state")
+        let release = DispatchSemaphore(value: 0)
+        queue.async { release.wait() }
+        uplink.responder.run("link set peer0 down")
+        XCTAssertEqual(offline.wait(timeout: .now() + 10), .success, "the uplink did not go offline")
+        observation.cancel()
+        release.signal()
+        queue.sync {}
+        XCTAssertEqual(states.withLock { $0 }, [.online], "an event scheduled before the cancel was delivered after it")
+    }
 }

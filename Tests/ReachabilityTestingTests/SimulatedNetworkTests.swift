@@ -1,3 +1,4 @@
+import Synchronization
 import XCTest
 import ReachabilityTesting
 
@@ -13,6 +14,25 @@ final class SimulatedNetworkTests: XCTestCase {
                                               configuration: configuration)
         try monitor.start()
         return monitor
+    }
+
+    /// `stop()` on a monitor that never started ends its streams and drops
+    /// its callbacks at once, as it promises: a start afterwards delivers to
+    /// nobody (a facade that stopped before it started relied on that).
+    func testStopBeforeStartEndsStreamsAndDropsCallbacks() async throws {
+        let net = SimulatedNetwork(.dualUplinkWanLte)
+        let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace)
+        let called = Mutex(0)
+        monitor.onChange { _ in called.withLock { $0 += 1 } }
+        let changes = monitor.changes()
+        monitor.stop()
+        try monitor.start()
+        await net.settled()
+        var iterator = changes.makeAsyncIterator()
+        let first = await iterator.next()
+        XCTAssertTrue(first == nil, "the stream of a monitor stopped before it started gave \(first.map { "\($0.status)" } ?? "")")
+        XCTAssertEqual(called.withLock { $0 }, 0, "a callback that stop() dropped was called after the start")
+        monitor.stop()
     }
 
     func testTheEvaluatorAnswersFromTheFacts() throws {

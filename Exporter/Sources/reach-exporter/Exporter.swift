@@ -26,15 +26,24 @@ final class Exporter: Sendable {
     /// blocks the monitor's event thread until `stop()`, as a callback that
     /// never returns would. The watchdog test makes the thread stuck with it.
     private let blocksEventThread: Bool
+    /// Test only (`REACH_EXPORTER_TEST_BLOCK_TRACKER=1`): the first uplink's
+    /// second round blocks its tracker's thread until `stop()`, as a probe or
+    /// an observer that never returns would. The tracker watchdog test.
+    private let blocksTrackerThread: Bool
     /// Set by `stop()`: releases the blocked event thread, so that stopping joins it.
     private let stopping = Atomic<Bool>(false)
+    /// When each uplink's tracker last finished a round (CLOCK_MONOTONIC ns;
+    /// its start before the first): the watchdog's view of the tracker threads.
+    private let lastRounds: Mutex<[UInt64]>
 
     /// Makes the monitor and trackers (nothing runs yet): a namespace that
     /// cannot be opened or a bad tracker configuration fails here.
     init(configuration: ExporterConfiguration, version: String,
-         blocksEventThread: Bool = false) throws(ReachabilityError) {
+         blocksEventThread: Bool = false, blocksTrackerThread: Bool = false) throws(ReachabilityError) {
         self.configuration = configuration
         self.blocksEventThread = blocksEventThread
+        self.blocksTrackerThread = blocksTrackerThread
+        lastRounds = Mutex(Array(repeating: 0, count: configuration.uplinks.count))
         metrics = ExporterMetrics(targets: configuration.targets, uplinks: configuration.uplinks.map(\.interface),
                                   version: version)
         monitor = try ReachabilityMonitor(targets: configuration.targets, namespace: configuration.namespace,
@@ -72,15 +81,46 @@ final class Exporter: Sendable {
                 while !stopping.load(ordering: .acquiring) { usleep(10_000) }
             }
         }
-        for tracker in trackers {
-            tracker.onRound { metrics.record(round: $0) }
+        for (index, tracker) in trackers.enumerated() {
+            let blocks = blocksTrackerThread && index == 0
+            tracker.onRound { [self] round in
+                metrics.record(round: round)
+                lastRounds.withLock { $0[index] = monotonicNanoseconds() }
+                if blocks && round.round >= 2 {
+                    while !stopping.load(ordering: .acquiring) { usleep(10_000) }
+                }
+            }
             tracker.onEvent { [self] event in
                 metrics.record(state: event)
                 if event.isInitial { arrived { $0.waitingUplinks.remove(event.interface) } }
             }
         }
         try monitor.start()
+        let now = monotonicNanoseconds()
+        lastRounds.withLock { $0 = $0.map { _ in now } }
         for tracker in trackers { try tracker.start() }
+    }
+
+    /// The first running uplink tracker that has finished no round for longer
+    /// than a round can take (its longest interval between round starts, then
+    /// `count` probes of its timeout one after another) plus `margin`: its
+    /// thread is stuck, in a probe or an observer. nil when every one keeps time.
+    func stuckTracker(margin: Duration) -> (interface: String, bound: Duration)? {
+        let now = monotonicNanoseconds()
+        let last = lastRounds.withLock { $0 }
+        for (index, tracker) in trackers.enumerated() where tracker.isRunning {
+            let uplink = configuration.uplinks[index]
+            let longest = max(uplink.interval, uplink.failureInterval ?? uplink.interval,
+                              uplink.recoveryInterval ?? uplink.interval)
+            let bound = longest + uplink.effectiveTimeout * uplink.count + margin
+            if now &- min(last[index], now) > Self.nanoseconds(bound) { return (uplink.interface, bound) }
+        }
+        return nil
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
     }
 
     func stop() {
@@ -104,4 +144,11 @@ final class Exporter: Sendable {
         }
         for waiter in waiters { waiter() }
     }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds.
+func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
 }

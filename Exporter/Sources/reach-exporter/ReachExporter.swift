@@ -111,7 +111,8 @@ struct ReachExporter: AsyncParsableCommand {
         var logger = Logger(label: "reach-exporter")
         logger.logLevel = .notice
         let exporter = try Exporter(configuration: configuration, version: version,
-                                    blocksEventThread: getenv("REACH_EXPORTER_TEST_BLOCK_EVENT_THREAD") != nil)
+                                    blocksEventThread: getenv("REACH_EXPORTER_TEST_BLOCK_EVENT_THREAD") != nil,
+                                    blocksTrackerThread: getenv("REACH_EXPORTER_TEST_BLOCK_TRACKER") != nil)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: MetricsServer
         do {

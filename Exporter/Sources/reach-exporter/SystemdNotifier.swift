@@ -65,7 +65,8 @@ struct SystemdNotifier: Sendable {
 
 /// READY=1 once the exporter is ready (every target answered, every uplink
 /// has its state) and the port is bound; then WATCHDOG=1 every half
-/// `WatchdogSec` while the monitor's event thread makes progress; STOPPING=1
+/// `WatchdogSec` while the monitor's event thread and every uplink tracker's
+/// thread make progress; STOPPING=1
 /// on shutdown. A shutdown before ready (SIGTERM while a name server does not
 /// answer) ends the wait at once: no READY=1, an exit without waiting for the
 /// lookup's `resolveTimeout`.
@@ -87,34 +88,48 @@ struct SystemdService: Service {
     }
 
     private var readyStatus: String {
-        "STATUS=watching \(exporter.configuration.targets.count) targets, "
-            + "\(exporter.configuration.uplinks.count) uplinks; serving on \(exporter.configuration.listen)"
+        "STATUS=watching " + counted(exporter.configuration.targets.count, "target") + ", "
+            + counted(exporter.configuration.uplinks.count, "uplink") + "; serving on \(exporter.configuration.listen)"
     }
 
     /// WATCHDOG=1 every `interval` while the monitor's event thread answered
-    /// the previous ping, so that systemd restarts an exporter whose thread
-    /// is stuck (a phase flag such as `isRunning` stays true then); STATUS=
-    /// says so while it withholds them.
+    /// the previous ping and every uplink tracker finished a round within the
+    /// time a round can take, so that systemd restarts an exporter whose
+    /// thread is stuck (a phase flag such as `isRunning` stays true then);
+    /// STATUS= says which while it withholds them.
     private func watchdog(every interval: Duration) async throws {
         let liveness = EventThreadLiveness(monitor: exporter.monitor)
         var stuck = false
         while !Task.isCancelled {
             // A monitor that stopped by itself (its namespace went away) gets no more pings.
             if exporter.monitor.isRunning {
-                if liveness.answeredLastPing {
-                    if stuck { logger.notice("the monitor's event thread answers again; watchdog pings resumed") }
+                var reason: String?
+                if !liveness.answeredLastPing {
+                    reason = "the monitor's event thread did not answer within \(interval)"
+                } else if let (interface, bound) = exporter.stuckTracker(margin: interval) {
+                    reason = "the tracker of \(interface) finished no round within \(bound)"
+                }
+                if let reason {
+                    if !stuck {
+                        stuck = true
+                        logger.error("stuck: \(reason); no more watchdog pings")
+                        notifier.notify("STATUS=stuck: \(reason); watchdog pings withheld")
+                    }
+                } else {
+                    if stuck { logger.notice("every thread answers again; watchdog pings resumed") }
                     notifier.notify(stuck ? "WATCHDOG=1\n" + readyStatus : "WATCHDOG=1")
                     stuck = false
-                    // One ping outstanding at most: a stuck thread does not pile them up.
-                    liveness.ping()
-                } else if !stuck {
-                    stuck = true
-                    logger.error("the monitor's event thread is stuck: it did not answer within \(interval); no more watchdog pings")
-                    notifier.notify("STATUS=stuck: the monitor's event thread did not answer within \(interval); watchdog pings withheld")
                 }
+                // One ping outstanding at most: a stuck thread does not pile them up.
+                if liveness.answeredLastPing { liveness.ping() }
             }
             try await Task.sleep(for: interval)
         }
+    }
+
+    /// "1 target", "2 targets".
+    private func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)" + (count == 1 ? "" : "s")
     }
 }
 

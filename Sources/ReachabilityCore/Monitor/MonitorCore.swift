@@ -144,10 +144,13 @@ final class MonitorCore: Sendable {
 
     /// Stops the event thread (see `WorkerThread.stop`): validation probes
     /// still waiting give up, and once the thread is gone streams end and
-    /// callbacks are dropped.
+    /// callbacks are dropped. On a monitor that never ran (or has stopped
+    /// already) it does the same at once: `stop()` promises it, and a facade
+    /// that stops before it started would otherwise keep its callback.
     func stop() {
-        worker.stop(requested: { shared.withLock { $0.cancelProbes?.signal() } },
-                    stopped: { finishObservers() })
+        let outcome = worker.stop(requested: { shared.withLock { $0.cancelProbes?.signal() } },
+                                  stopped: { finishObservers() })
+        if outcome == .wasIdle { finishObservers() }
     }
 
     /// Called by the event thread as it leaves.
