@@ -150,6 +150,46 @@ final class NetworkTests: CompatTestCase {
         XCTAssertNil(end, "cancel() ends the sequence")
     }
 
+    /// `for await path in NWPathMonitor()`, as code in the wild writes it: the
+    /// loop holds the temporary monitor (before, it was released at once and
+    /// the loop ended with no path), and the monitor the loop started is
+    /// cancelled when the loop ends: no monitor thread is left (issue 40).
+    func testAForAwaitLoopOverATemporaryMonitorGetsPathsAndCancelsItAtTheEnd() async throws {
+        let ns = try makeWiredNamespace()
+        let before = threads(named: "reach.monitor")
+        var statuses: [NWPath.Status] = []
+        for await path in NWPathMonitor() {
+            statuses.append(path.status)
+            if statuses.count == 1 { ns.run("link set eth0 down") } else { break }
+        }
+        XCTAssertEqual(statuses, [.satisfied, .unsatisfied])
+        // Ending the loop drops its iterator, whose stream's termination cancels (and joins) the monitor.
+        XCTAssertEqual(threads(named: "reach.monitor"), before, "the loop's monitor still runs after the loop")
+    }
+
+    /// As Apple's (a started monitor holds itself until cancelled, Apple DTS
+    /// on the developer forums), a started monitor nobody holds still calls
+    /// its handler, until `cancel()`; then it goes (issue 40).
+    func testAStartedMonitorLivesAndCallsItsHandlerUntilCancelled() throws {
+        let ns = try makeWiredNamespace()
+        weak var started: NWPathMonitor?
+        let paths = Arrivals<NWPath>()
+        let queue = DispatchQueue(label: "nw-held")
+        do {
+            let monitor = NWPathMonitor()
+            monitor.pathUpdateHandler = { paths.add($0) }
+            monitor.start(queue: queue)
+            started = monitor
+        }
+        XCTAssertNotNil(started, "start() holds the monitor")
+        XCTAssertEqual(paths.wait(for: 1).map(\.status), [.satisfied])
+        ns.run("link set eth0 down")
+        XCTAssertEqual(paths.wait(for: 2).map(\.status), [.satisfied, .unsatisfied], "a started monitor nobody holds still calls")
+        started?.cancel()
+        queue.sync {}
+        XCTAssertNil(started, "cancelled, the monitor goes with its last reference")
+    }
+
     /// A `cancel()` between `start`'s check and its engine monitor's start
     /// stops a monitor that is not running yet: the start must stop it again.
     func testACancelWhileStartIsUnderWayLeavesNoMonitorRunning() throws {

@@ -18,7 +18,10 @@ import ReachabilityCompatSupport
 /// when the default route leaves by another.
 ///
 /// As on Apple's platforms, `start` works once, and `cancel()` ends the
-/// monitor for good (make a new one to watch again).
+/// monitor for good (make a new one to watch again). A started monitor lives,
+/// and calls its handler, until it is cancelled, even when the caller keeps
+/// no reference to it (Apple's holds itself while started too): cancel every
+/// monitor you start.
 public final class NWPathMonitor: @unchecked Sendable {
     private struct State {
         var handler: (@Sendable (NWPath) -> Void)?
@@ -28,6 +31,11 @@ public final class NWPathMonitor: @unchecked Sendable {
         var queue: DispatchQueue?
         var monitor: ReachabilityMonitor?
         var cancelled = false
+        /// The monitor itself from `start` until `cancel()`: as Apple's, a
+        /// started monitor lives, and calls its handler, until it is cancelled.
+        var keepAlive: NWPathMonitor?
+        /// A `for await` loop started it: the last loop to end cancels it.
+        var startedByIteration = false
         var streams: [UInt64: AsyncStream<NWPath>.Continuation] = [:]
         var nextStream: UInt64 = 0
         var testHooks = TestHooks()
@@ -95,6 +103,7 @@ public final class NWPathMonitor: @unchecked Sendable {
         let first = lock.withLock { () -> Bool in
             guard state.queue == nil, !state.cancelled else { return false }
             state.queue = queue
+            state.keepAlive = self
             return true
         }
         guard first else { return }
@@ -142,13 +151,16 @@ public final class NWPathMonitor: @unchecked Sendable {
     /// begins. Called on that queue (a serial one, as `start(queue:)` is
     /// usually given), no handler call follows it.
     public func cancel() {
-        let (monitor, streams) = lock.withLock { () -> (ReachabilityMonitor?, [AsyncStream<NWPath>.Continuation]) in
+        let (monitor, streams, keepAlive) = lock.withLock {
+            () -> (ReachabilityMonitor?, [AsyncStream<NWPath>.Continuation], NWPathMonitor?) in
             state.cancelled = true
-            defer { state.monitor = nil; state.streams = [:] }
-            return (state.monitor, Array(state.streams.values))
+            defer { state.monitor = nil; state.streams = [:]; state.keepAlive = nil }
+            return (state.monitor, Array(state.streams.values), state.keepAlive)
         }
         monitor?.stop()
         for stream in streams { stream.finish() }
+        // The monitor's own reference goes last, outside the lock: it may be the last one.
+        withExtendedLifetime(keepAlive) {}
     }
 
     /// On the queue: the path of `evaluation` under the monitor's interface
@@ -232,9 +244,18 @@ public final class NWPathMonitor: @unchecked Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.lock.withLock { self?.state.streams.removeValue(forKey: id) }
+            guard let self else { return }
+            let last = lock.withLock { () -> Bool in
+                state.streams.removeValue(forKey: id)
+                return state.startedByIteration && state.streams.isEmpty && !state.cancelled
+            }
+            // A monitor that a loop started has no other owner to cancel it.
+            if last { cancel() }
         }
-        if !started { start(queue: DispatchQueue(label: "Network.NWPathMonitor")) }
+        if !started {
+            lock.withLock { state.startedByIteration = true }
+            start(queue: DispatchQueue(label: "Network.NWPathMonitor"))
+        }
         return stream
     }
 }
@@ -252,12 +273,17 @@ extension NWPathMonitor: AsyncSequence {
 
     /// `for await path in monitor`: the current path first, then each new
     /// one. Starts the monitor (on a queue of its own) when it has not been
-    /// started; ends when the task is cancelled or the monitor is.
+    /// started; ends when the task is cancelled or the monitor is. The
+    /// iterator holds its monitor, so `for await path in NWPathMonitor()`
+    /// works as on Apple's platforms; a monitor that the loop started is
+    /// cancelled when the last loop over it ends (a `break`, the task cancelled).
     public struct Iterator: AsyncIteratorProtocol {
         var base: AsyncStream<NWPath>.Iterator
+        /// Held for as long as the loop runs.
+        let monitor: NWPathMonitor
 
         public mutating func next() async -> NWPath? { await base.next() }
     }
 
-    public func makeAsyncIterator() -> Iterator { Iterator(base: stream().makeAsyncIterator()) }
+    public func makeAsyncIterator() -> Iterator { Iterator(base: stream().makeAsyncIterator(), monitor: self) }
 }

@@ -19,6 +19,11 @@ import ReachabilityCompatSupport
 /// (the answer when it was scheduled is the first), never merely for being
 /// scheduled. A name that does not resolve is not reachable.
 ///
+/// As Apple's, a scheduled object lives, and calls back, until it is
+/// unscheduled (`SCNetworkReachabilitySetDispatchQueue(ref, nil)`,
+/// `SCNetworkReachabilityUnscheduleFromRunLoop`), even when the caller keeps
+/// no reference to it: the scheduling holds it.
+///
 /// When `ReachabilityPolicy.processDefault.allowsWWAN` is false (iOS's
 /// cellular-data switch off), a path only WWAN carries has no `.reachable`.
 public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomStringConvertible {
@@ -29,6 +34,9 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         /// From `local` (nil: any source) to `remote` (nil: `local` itself).
         case pair(local: IPAddress?, remote: IPAddress?)
         case name(String)
+        /// Text that is no host name (a URL, say): as Apple's, an object
+        /// whose lookup fails, never reachable.
+        case unresolvable(String)
     }
 
     enum Schedule {
@@ -45,6 +53,9 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         var given: SCNetworkReachabilityFlags?
         /// Bumped by every (un)scheduling: a delivery of an older monitor is dropped.
         var generation: UInt64 = 0
+        /// The object itself while scheduled: as Apple's, a scheduled object
+        /// lives (and calls back) until it is unscheduled, whoever holds it.
+        var keepAlive: SCNetworkReachability?
         var testHooks = TestHooks()
     }
 
@@ -98,7 +109,7 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         case let .address(address): return "address = \(address)"
         case let .pair(local, remote):
             return "local address = \(local.map(\.description) ?? "none"), remote address = \(remote.map(\.description) ?? "none")"
-        case let .name(name): return "name = \(name)"
+        case let .name(name), let .unresolvable(name): return "name = \(name)"
         }
     }
 
@@ -112,7 +123,7 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         case let .pair(local, remote?): return (.address(remote), LookupOptions(source: local))
         case let .pair(local?, nil): return (.address(local), LookupOptions())
         case .pair(nil, nil): return (.internet, LookupOptions())
-        case let .name(name): return (.host(name), LookupOptions())
+        case let .name(name), let .unresolvable(name): return (.host(name), LookupOptions())
         }
     }
 
@@ -132,6 +143,7 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
     /// The unscheduled answer: route lookups now. A name is not resolved: its
     /// answer is the internet's (Apple: "optimistic").
     func unscheduledFlags() throws(ReachabilityError) -> SCNetworkReachabilityFlags {
+        if case .unresolvable = subject { return [] }
         let evaluator = try CompatEnvironment.evaluator()
         let (target, options) = target
         switch target {
@@ -177,6 +189,17 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
             SCErrorState.set(kSCStatusInvalidArgument)
             return false
         }
+        if case .unresolvable = subject {
+            // Nothing to watch: no lookup of it can succeed, its flags stay empty.
+            return lock.withLock {
+                guard state.schedule == nil else { return false }
+                state.generation &+= 1
+                state.schedule = schedule
+                state.given = []
+                state.keepAlive = self
+                return true
+            }
+        }
         let (target, options) = target
         let baseline: SCNetworkReachabilityFlags
         let monitor: ReachabilityMonitor
@@ -193,6 +216,7 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
             state.schedule = schedule
             state.monitor = monitor
             state.given = baseline
+            state.keepAlive = self
             return (state.generation, state.testHooks.beforeStart)
         }
         guard let (generation, beforeStart) = stored else {
@@ -231,15 +255,17 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
     /// (by the scheduling of `generation`, when given).
     @discardableResult
     func unschedule(ifGeneration generation: UInt64? = nil) -> Bool {
-        let monitor = lock.withLock { () -> ReachabilityMonitor?? in
-            guard state.schedule != nil, generation == nil || generation == state.generation else { return .none }
+        let taken = lock.withLock { () -> (monitor: ReachabilityMonitor?, keepAlive: SCNetworkReachability?)? in
+            guard state.schedule != nil, generation == nil || generation == state.generation else { return nil }
             state.generation &+= 1
             state.schedule = nil
-            defer { state.monitor = nil }
-            return .some(state.monitor)
+            defer { state.monitor = nil; state.keepAlive = nil }
+            return (state.monitor, state.keepAlive)
         }
-        guard let monitor else { return false }
-        monitor?.stop()
+        guard let taken else { return false }
+        taken.monitor?.stop()
+        // The object's own reference goes last, outside the lock: it may be the last one.
+        withExtendedLifetime(taken.keepAlive) {}
         return true
     }
 
@@ -318,16 +344,21 @@ public func SCNetworkReachabilityCreateWithAddressPair(_ allocator: CFAllocator?
 
 /// A reachability object for the host `nodename` (a name, or an address in
 /// text). Unscheduled, its flags are optimistic (the internet's route, the
-/// name not yet resolved); scheduled, they follow the name's addresses. nil,
-/// with `kSCStatusInvalidArgument`, for text that is no host name.
+/// name not yet resolved); scheduled, they follow the name's addresses. As
+/// Apple's, any text but the empty string gives an object: text that is no
+/// host name (a URL such as `"https://example.org"`, passed by mistake) gives
+/// one whose lookup fails, so its flags are empty (not reachable), scheduled
+/// or not. nil, with `kSCStatusInvalidArgument`, for the empty string.
 public func SCNetworkReachabilityCreateWithName(_ allocator: CFAllocator?, _ nodename: UnsafePointer<CChar>) -> SCNetworkReachability? {
     let text = String(cString: nodename)
+    guard !text.isEmpty else {
+        SCErrorState.set(kSCStatusInvalidArgument)
+        return nil
+    }
     switch try? Target(parsing: text) {
     case let .address(address)?: return SCNetworkReachability(address.isUnspecified ? .internet : .address(address))
     case .host?, .internet?: return SCNetworkReachability(.name(text))   // "internet" is a name here
-    case nil:
-        SCErrorState.set(kSCStatusInvalidArgument)
-        return nil
+    case nil: return SCNetworkReachability(.unresolvable(text))
     }
 }
 
