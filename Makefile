@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test test-repeat check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all help bench-instructions setup build run test test-repeat compat-surface check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -16,6 +16,7 @@ help:
 	  "make run            set up, build, run reach (ARGS='check 1.1.1.1 --json')" \
 	  "make test           the whole suite (namespace tests need root) and check-layers" \
 	  "make check-layers   ReachabilityModel imports nothing and type-checks alone" \
+	  "make compat-surface the compat API tables against the modules; their compile tests (5 and 6)" \
 	  "make docs           DocC for every public module, warnings are errors" \
 	  "make setup          install the system packages the build and tests need" \
 	  "make build          swift build" \
@@ -77,6 +78,17 @@ IMPORT_CHECK := --explicit-target-dependency-import-check=error
 test: setup check-layers
 	$(SWIFT) test --disable-swift-testing $(IMPORT_CHECK)
 	$(SWIFT) test --skip-build --disable-xctest
+	@$(MAKE) --no-print-directory compat-surface
+
+# The compat modules against the originals' API (docs/compat-surface): every
+# table's rows and totals, every public declaration of ours in its table
+# (Tools/compat-surface/check.py), and the compile tests: each file of
+# Tests/CompatSurface alone, as a client ported from iOS compiles it, in
+# Swift 5 and Swift 6 modes (the original's spellings of every provided
+# declaration, and what importing the module alone makes visible).
+compat-surface:
+	python3 Tools/compat-surface/check.py
+	Tools/compat-surface/typecheck.sh Tests/CompatSurface/*.swift Tests/CompatSurface/Visibility/*.swift
 
 # The layers (Architecture.md): ReachabilityModel imports nothing, not even
 # Glibc, so its sources alone type-check with the standard library only; no

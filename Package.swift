@@ -21,6 +21,10 @@ let package = Package(
             "SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport",
             "AppleReachability", "AFNetworkReachability", "AlamofireReachability", "ReachabilitySwift",
             "SLReachability", "ZYNetworkAccessibity",
+            // The originals' own module names, for `import Alamofire` and
+            // `Alamofire.NetworkReachabilityManager`; and the major versions
+            // whose API a switch or an initialiser can tell apart.
+            "Alamofire", "AFNetworking", "Alamofire4", "ReachabilitySwift4",
         ]),
         // For test targets only: a simulated network (kernel facts in memory,
         // driven through the same evaluation code) and NetworkSandbox (the real
@@ -103,6 +107,15 @@ let package = Package(
         .target(name: "ReachabilitySwift", dependencies: ["SystemConfiguration"], path: "Sources/Compat/ReachabilitySwift",
                 swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(name: "SLReachability", dependencies: ["SystemConfiguration", "CoreTelephony"], path: "Sources/Compat/SLReachability"),
+        // The originals' module names over the modules above (re-exports: a
+        // qualified `Alamofire.X` finds what `Alamofire` re-exports).
+        .target(name: "Alamofire", dependencies: ["AlamofireReachability"], path: "Sources/Compat/Alamofire"),
+        .target(name: "AFNetworking", dependencies: ["AFNetworkReachability"], path: "Sources/Compat/AFNetworking"),
+        // Alamofire 4.x and Reachability.swift 4.x: one source of truth per
+        // major version (their enums and initialisers differ where code sees it).
+        .target(name: "Alamofire4", dependencies: ["SystemConfiguration"], path: "Sources/Compat/Alamofire4"),
+        .target(name: "ReachabilitySwift4", dependencies: ["SystemConfiguration"], path: "Sources/Compat/ReachabilitySwift4",
+                swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(name: "ZYNetworkAccessibity", dependencies: ["SystemConfiguration", "CoreTelephony"],
                 path: "Sources/Compat/ZYNetworkAccessibity"),
         // One program per library, written as its README shows its use; each
@@ -171,7 +184,9 @@ let package = Package(
         .testTarget(
             name: "PortedCodeTests",
             dependencies: ["SystemConfiguration", "CoreTelephony", "Network", "AlamofireReachability",
-                           "ReachabilityCompatSupport", "Reachability"],
+                           "ReachabilityCompatSupport", "Reachability",
+                           // The idiom corpus (Tests/PortedCodeTests/Idioms): each file imports what its original does.
+                           "Alamofire", "Alamofire4", "AFNetworking", "ReachabilitySwift", "ReachabilitySwift4", "SLReachability"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ]

@@ -457,9 +457,16 @@ final class MonitorTests: NamespaceTestCase {
         }
         let late = ChangeRecorder()
         monitor.onChange(on: .dispatch(queue)) { late.record($0) }
-
+        // An observer holds one pending change per target (the latest): a
+        // change published before the queue took the one before replaces it.
+        // So each step waits until the queue has taken what was published
+        // (a publish schedules every observer's drain at once, before the
+        // monitor thread's own callbacks run): under load the queue lagged,
+        // and the initial state and the first change arrived as one.
+        queue.sync {}
         ns.run("link set va down")
         recorder.waitForChanges(1)
+        queue.sync {}
         ns.run("link set va up")
         recorder.waitForChanges(2)
         queue.sync {}

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Type-checks Swift files as a client of the built compat modules would
 # compile them: each file alone, against `swift build`'s modules, in the
-# Swift language mode given (5 or 6; both by default).
+# Swift language modes given (5 and 6 by default), two at a time.
 #
 #   Tools/compat-surface/typecheck.sh [--mode 5|6] FILE...
 #
-# Exit status 0 when every file type-checks in every mode asked for.
+# Exit status 0 when every file type-checks in every mode asked for; else
+# each failure's errors, and 1.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 modes="5 6"
@@ -13,16 +14,22 @@ if [ "${1:-}" = --mode ]; then modes=$2; shift 2; fi
 [ $# -gt 0 ] || { echo "usage: $0 [--mode 5|6] FILE..." >&2; exit 2; }
 bin=$(swift build --show-bin-path) || exit 2
 [ -d "$bin/Modules" ] || { echo "typecheck: no modules in $bin: run swift build first" >&2; exit 2; }
-maps=()
-for map in $(find "$bin" -maxdepth 2 -name module.modulemap); do maps+=(-Xcc "-fmodule-map-file=$map"); done
-status=0
-for file in "$@"; do
-    for mode in $modes; do
-        if ! out=$(swiftc -typecheck -swift-version "$mode" -I "$bin/Modules" "${maps[@]}" \
-                -Xcc -ICSupport/include -Xcc -ISources/CLibcap "$file" 2>&1); then
-            echo "typecheck: $file (Swift $mode) fails:"; echo "$out" | grep -E "error" | head -20
-            status=1
-        fi
-    done
-done
-exit $status
+maps=""
+for map in $(find "$bin" -maxdepth 2 -name module.modulemap); do maps="$maps -Xcc -fmodule-map-file=$map"; done
+export bin maps
+one() {   # MODE FILE
+    # shellcheck disable=SC2086
+    # A module name of its own: by default swiftc names the module after the
+    # file, and a file named after the module it imports would import itself.
+    if ! out=$(swiftc -typecheck -module-name CompatSurfaceClient -swift-version "$1" -I "$bin/Modules" $maps \
+            -Xcc -ICSupport/include -Xcc -ISources/CLibcap "$2" 2>&1); then
+        printf 'typecheck: %s (Swift %s) fails:\n%s\n' "$2" "$1" "$(echo "$out" | grep -E "error:" | head -20)"
+        return 1
+    fi
+}
+export -f one
+for mode in $modes; do for file in "$@"; do printf '%s\0%s\0' "$mode" "$file"; done; done |
+    xargs -0 -n 2 -P 2 bash -c 'one "$0" "$1"'
+status=$?
+[ $status -eq 0 ] && echo "typecheck: $# file(s) in Swift $modes: no error"
+[ $status -eq 0 ] || exit 1

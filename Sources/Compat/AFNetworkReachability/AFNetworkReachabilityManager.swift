@@ -86,9 +86,10 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
 
     /// A manager of a host name.
     public convenience init(forDomain domain: String) {
-        // A domain that is no host name gets an object that is never reachable, as SC's nil would give here.
+        // Any text but "" gives an object (one that is no host name is never
+        // reachable); "" gets one of those too, where AFNetworking would hold NULL.
         let reachability = SCNetworkReachabilityCreateWithName(nil, domain)
-            ?? SCNetworkReachabilityCreateWithName(nil, "invalid.")!
+            ?? SCNetworkReachabilityCreateWithName(nil, " ")!
         self.init(reachability: reachability)
     }
 

@@ -96,7 +96,9 @@ open class NetworkReachabilityManager: @unchecked Sendable {
     /// Alamofire 4's listener and queue, for `startListening()`.
     private var legacy: (listener: Listener?, queue: DispatchQueue) = (nil, .main)
 
-    /// A manager of `host` (a name or an address, no scheme); nil when it is no host name.
+    /// A manager of `host` (a name or an address, no scheme); nil for the
+    /// empty string. Text that is no host name (a URL) gives a manager that is
+    /// never reachable, as on Apple's platforms.
     public convenience init?(host: String) {
         guard let reachability = SCNetworkReachabilityCreateWithName(nil, host) else { return nil }
         self.init(reachability: reachability)

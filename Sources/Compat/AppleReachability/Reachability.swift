@@ -51,7 +51,8 @@ open class Reachability: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    /// A host name (or an address in text); nil when it is no host name.
+    /// A host name (or an address in text); nil for the empty string (text
+    /// that is no host name gives an object that is never reachable).
     public convenience init!(hostName: String!) {
         guard let hostName, let ref = SCNetworkReachabilityCreateWithName(nil, hostName) else { return nil }
         self.init(ref)

@@ -14,8 +14,9 @@ public enum ReachabilityError: Error {
     /// throws it.
     case failedToCreateWithAddress(sockaddr, Int32)
     /// Making an object for a host name failed; it carries the name and
-    /// `SCError()`. On Linux: text that is no host name
-    /// (`kSCStatusInvalidArgument`); nothing is resolved at that point.
+    /// `SCError()`. On Linux, as on Apple's platforms, only the empty string
+    /// (`kSCStatusInvalidArgument`): text that is no host name gives an
+    /// object that is never reachable; nothing is resolved at that point.
     case failedToCreateWithHostname(String, Int32)
     /// Setting the SystemConfiguration callback failed. Never thrown on Linux:
     /// this package's `SCNetworkReachabilitySetCallback` always succeeds.
@@ -146,7 +147,8 @@ public class Reachability {
     }
 
     /// A host name (or an address in text).
-    /// - Throws: `.failedToCreateWithHostname` when it is no host name.
+    /// - Throws: `.failedToCreateWithHostname` for the empty string (text that
+    ///   is no host name gives an object that is never reachable, as Apple's).
     public convenience init(hostname: String, queueQoS: DispatchQoS = .default, targetQueue: DispatchQueue? = nil,
                             notificationQueue: DispatchQueue? = .main) throws {
         guard let ref = SCNetworkReachabilityCreateWithName(nil, hostname) else {

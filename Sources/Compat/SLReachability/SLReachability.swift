@@ -134,7 +134,8 @@ open class SLReachability: NSObject, @unchecked Sendable {
     }
 
     /// An object for a host name (or an address in text) that observes from now
-    /// on; nil for text that is no host name. On Linux its first status is
+    /// on; nil for the empty string (text that is no host name gives one that
+    /// is never reachable, as SystemConfiguration's). On Linux its first status is
     /// optimistic (the internet's route) until the name is resolved.
     public convenience init!(hostName: String!) {
         guard let hostName, let ref = SCNetworkReachabilityCreateWithName(nil, hostName) else { return nil }
