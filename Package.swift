@@ -187,7 +187,9 @@ let package = Package(
                            "ReachabilityCompatSupport", "Reachability",
                            // The idiom corpus (Tests/PortedCodeTests/Idioms): each file imports what its original does.
                            "Alamofire", "Alamofire4", "AFNetworking", "ReachabilitySwift", "ReachabilitySwift4", "SLReachability"],
-            swiftSettings: [.swiftLanguageMode(.v5)]
+            // Imports are internal unless said otherwise (Swift 6's default),
+            // so that an idiom's `internal import Network` sits beside plain imports.
+            swiftSettings: [.swiftLanguageMode(.v5), .enableUpcomingFeature("InternalImportsByDefault")]
         ),
     ]
 )

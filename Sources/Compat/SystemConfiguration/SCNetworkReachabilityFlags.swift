@@ -65,3 +65,24 @@ public struct SCNetworkReachabilityFlags: OptionSet, Hashable, Sendable, CustomS
         return names.isEmpty ? "0" : names.joined(separator: ",")
     }
 }
+
+// MARK: - SCNetwork.h's flag constants
+
+// The older spelling of the flags (SCNetwork.h, deprecated in favour of
+// SCNetworkReachabilityFlags), as Swift imports them: `Int` constants that
+// older code tests with `flags.rawValue & UInt32(kSCNetworkFlagsReachable)`.
+
+/// `kSCNetworkReachabilityFlagsTransientConnection`'s older name.
+public let kSCNetworkFlagsTransientConnection: Int = 1 << 0
+/// `kSCNetworkReachabilityFlagsReachable`'s older name.
+public let kSCNetworkFlagsReachable: Int = 1 << 1
+/// `kSCNetworkReachabilityFlagsConnectionRequired`'s older name.
+public let kSCNetworkFlagsConnectionRequired: Int = 1 << 2
+/// `kSCNetworkReachabilityFlagsConnectionAutomatic`'s older name.
+public let kSCNetworkFlagsConnectionAutomatic: Int = 1 << 3
+/// `kSCNetworkReachabilityFlagsInterventionRequired`'s older name.
+public let kSCNetworkFlagsInterventionRequired: Int = 1 << 4
+/// `kSCNetworkReachabilityFlagsIsLocalAddress`'s older name.
+public let kSCNetworkFlagsIsLocalAddress: Int = 1 << 16
+/// `kSCNetworkReachabilityFlagsIsDirect`'s older name.
+public let kSCNetworkFlagsIsDirect: Int = 1 << 17

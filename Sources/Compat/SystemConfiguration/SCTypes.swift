@@ -77,12 +77,44 @@ public typealias SCNetworkReachabilityCallBack = (SCNetworkReachability, SCNetwo
 public let kSCStatusOK: Int = 0
 /// The call failed for a reason this module cannot name more precisely.
 public let kSCStatusFailed: Int = 1001
-/// An argument was not valid (a `sockaddr` of another family, a host name
-/// that is not one, a reachability object scheduled elsewhere).
+/// An argument was not valid (a `sockaddr` of another family, an empty host
+/// name, a reachability object scheduled elsewhere).
 public let kSCStatusInvalidArgument: Int = 1002
 /// The flags could not be determined: the kernel could not be asked (the
 /// namespace is gone, netlink failed).
 public let kSCStatusReachabilityUnknown: Int = 4001
+
+// The other status codes of SCError(), as Apple's headers number them: no
+// call of this module sets them (they belong to SCDynamicStore, SCPreferences
+// and configd), but code compares SCError() with them.
+/// `1003`: a permission error. Never set on Linux.
+public let kSCStatusAccessError: Int = 1003
+/// `1004`: no such key (SCDynamicStore). Never set on Linux.
+public let kSCStatusNoKey: Int = 1004
+/// `1005`: the key exists already (SCDynamicStore). Never set on Linux.
+public let kSCStatusKeyExists: Int = 1005
+/// `1006`: the preferences are locked (SCPreferences). Never set on Linux.
+public let kSCStatusLocked: Int = 1006
+/// `1007`: a lock is needed (SCPreferences). Never set on Linux.
+public let kSCStatusNeedLock: Int = 1007
+/// `2001`: no SCDynamicStore session. Never set on Linux.
+public let kSCStatusNoStoreSession: Int = 2001
+/// `2002`: configd is not reachable. Never set on Linux.
+public let kSCStatusNoStoreServer: Int = 2002
+/// `2003`: a notifier is active already (SCDynamicStore). Never set on Linux.
+public let kSCStatusNotifierActive: Int = 2003
+/// `3001`: no SCPreferences session. Never set on Linux.
+public let kSCStatusNoPrefsSession: Int = 3001
+/// `3002`: a preferences update is under way. Never set on Linux.
+public let kSCStatusPrefsBusy: Int = 3002
+/// `3003`: no configuration file. Never set on Linux.
+public let kSCStatusNoConfigFile: Int = 3003
+/// `3004`: no such link (SCPreferences). Never set on Linux.
+public let kSCStatusNoLink: Int = 3004
+/// `3005`: the data is stale (SCPreferences). Never set on Linux.
+public let kSCStatusStale: Int = 3005
+/// `3006`: too many symbolic links (SCPreferences). Never set on Linux.
+public let kSCStatusMaxLink: Int = 3006
 
 enum SCErrorState {
     private static let key = "SystemConfiguration.SCError"

@@ -73,3 +73,25 @@ extension IPAddress {
     /// `0.0.0.0` or `::`: Apple's "any address", which stands for the internet.
     var isUnspecified: Bool { self == IPAddress("0.0.0.0") || self == IPAddress("::") }
 }
+
+// Darwin's memberwise initialisers, which name BSD's length byte first: the
+// most copied isConnectedToNetwork() builds its zero address with
+// `sockaddr_in(sin_len: 0, sin_family: 0, sin_port: 0, sin_addr: in_addr(s_addr: 0), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))`.
+// The length is ignored (Linux has no such field; see `sin_len`).
+
+extension sockaddr_in {
+    /// Darwin's memberwise initialiser: `sin_len` is ignored, the rest set as given.
+    public init(sin_len: UInt8, sin_family: sa_family_t, sin_port: in_port_t, sin_addr: in_addr,
+                sin_zero: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) {
+        self.init(sin_family: sin_family, sin_port: sin_port, sin_addr: sin_addr, sin_zero: sin_zero)
+    }
+}
+
+extension sockaddr_in6 {
+    /// Darwin's memberwise initialiser: `sin6_len` is ignored, the rest set as given.
+    public init(sin6_len: UInt8, sin6_family: sa_family_t, sin6_port: in_port_t, sin6_flowinfo: UInt32,
+                sin6_addr: in6_addr, sin6_scope_id: UInt32) {
+        self.init(sin6_family: sin6_family, sin6_port: sin6_port, sin6_flowinfo: sin6_flowinfo, sin6_addr: sin6_addr,
+                  sin6_scope_id: sin6_scope_id)
+    }
+}

@@ -1,0 +1,7 @@
+// What `import AFNetworkReachability` (and `import AFNetworking`) makes
+// visible besides its own declarations, as AFNetworking's framework module
+// does (its module map exports what its headers import):
+// AFNetworkReachabilityManager.h imports Foundation and SystemConfiguration.
+
+@_exported import Foundation
+@_exported import SystemConfiguration
