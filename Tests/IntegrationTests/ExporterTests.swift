@@ -136,6 +136,20 @@ final class ExporterTests: NamespaceTestCase {
         return process.isRunning ? nil : Date().timeIntervalSince(started)
     }
 
+    /// A configuration file: `listen` on `port`, the namespace's 10.9.0.2 as
+    /// target and its wan0 tracked with fast rounds (ProbeTests' makeUplink).
+    func writeUplinkConfiguration(port: Int, namespace: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-exporter-uplink-\(getpid())-\(port).yml").path
+        try """
+            listen: 127.0.0.1:\(port)
+            netns: \(namespace)
+            targets: [10.9.0.2]
+            uplinks:
+              - {interface: wan0, hosts: [10.9.0.2], method: icmp, interval: 200ms, timeout: 150ms, down: 2, up: 1}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     func makeUplinkNamespace() throws -> TestNamespace {
         let ns = try makeNamespace()
         ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
@@ -359,14 +373,7 @@ final class ExporterTests: NamespaceTestCase {
         for _ in 0 ..< 3 { XCTAssertEqual(notify.next(timeout: 2), "WATCHDOG=1") }
 
         ns.run("link set va down")   // the change's callback blocks the event thread
-        var afterBlock: [String] = []
-        var quiet = false
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            // A second without a message is ten missed pings.
-            guard let message = notify.next(timeout: 1) else { quiet = true; break }
-            afterBlock.append(message)
-        }
+        let (afterBlock, quiet) = notify.messagesUntilQuiet()
         XCTAssertTrue(quiet, "WATCHDOG=1 still arrives 5 s after the event thread blocked: \(afterBlock.count) messages, last \(afterBlock.suffix(3))")
         XCTAssertTrue(afterBlock.contains { $0.hasPrefix("STATUS=") && $0.contains("stuck") }, "\(afterBlock.suffix(3))")
         // The pings that went out between the flip and the block.
@@ -389,28 +396,14 @@ final class ExporterTests: NamespaceTestCase {
         try requireRoot()
         let uplink = try makeUplink()
         let port = try freePort()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-exporter-stuck-\(getpid())-\(port).yml").path
-        try """
-            listen: 127.0.0.1:\(port)
-            netns: \(uplink.client.name)
-            targets: [10.9.0.2]
-            uplinks:
-              - {interface: wan0, hosts: [10.9.0.2], method: icmp, interval: 200ms, timeout: 150ms, down: 2, up: 1}
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try writeUplinkConfiguration(port: port, namespace: uplink.client.name)
         defer { unlink(path) }
         let notify = try NotifySocket(name: "\(port)")
         let (process, errors) = try startNotifiedExporter(["--config", path], notify: notify,
                                                           environment: ["WATCHDOG_USEC": "200000", "REACH_EXPORTER_TEST_BLOCK_TRACKER": "1"])
         let ready = try XCTUnwrap(notify.next(timeout: 10), "no READY=1 within 10 s")
         XCTAssertTrue(ready.contains("STATUS=watching 1 target, 1 uplink; "), ready)
-        var messages: [String] = []
-        var quiet = false
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            // A second without a message is ten missed pings.
-            guard let message = notify.next(timeout: 1) else { quiet = true; break }
-            messages.append(message)
-        }
+        let (messages, quiet) = notify.messagesUntilQuiet()
         XCTAssertTrue(quiet, "WATCHDOG=1 still arrives 5 s after the tracker blocked: \(messages.suffix(3))")
         XCTAssertTrue(messages.contains { $0.hasPrefix("STATUS=stuck: the tracker of wan0 finished no round within") },
                       "\(messages.suffix(3))")
@@ -427,14 +420,7 @@ final class ExporterTests: NamespaceTestCase {
         try requireRoot()
         let uplink = try makeUplink()
         let port = try freePort()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-exporter-uplink-\(getpid())-\(port).yml").path
-        try """
-            listen: 127.0.0.1:\(port)
-            netns: \(uplink.client.name)
-            targets: [10.9.0.2]
-            uplinks:
-              - {interface: wan0, hosts: [10.9.0.2], method: icmp, interval: 200ms, timeout: 150ms, down: 2, up: 1}
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try writeUplinkConfiguration(port: port, namespace: uplink.client.name)
         defer { unlink(path) }
         _ = try startExporter(["--config", path])
         XCTAssertTrue(try eventually("ready", timeout: 10) { try get("http://127.0.0.1:\(port)/-/ready").status == 200 })
@@ -595,5 +581,18 @@ final class NotifySocket {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
         return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
+    }
+
+    /// The messages that come until a second passes without one (ten missed
+    /// watchdog pings at the tests' 0.1 s), for at most 5 s; `quiet` is
+    /// false when they never stopped.
+    func messagesUntilQuiet() -> (messages: [String], quiet: Bool) {
+        var messages: [String] = []
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            guard let message = next(timeout: 1) else { return (messages, true) }
+            messages.append(message)
+        }
+        return (messages, false)
     }
 }
