@@ -167,7 +167,9 @@ final class MonitorCore: Sendable {
         }
     }
 
-    /// Ends streams and drops callbacks once the thread is gone.
+    /// Ends streams and drops callbacks once the thread is gone. Not inlined:
+    /// `stop()` calls it from two places (the firmware budget).
+    @inline(never)
     private func finishObservers() {
         let sinks = shared.withLock { shared -> [Sink] in
             shared.observers.removeAll()

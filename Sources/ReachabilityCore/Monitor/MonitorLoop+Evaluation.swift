@@ -64,28 +64,23 @@ extension MonitorLoop {
             if holdWhileLinkGoesDown(index, evaluation) { continue }
             let key = ResultKey(evaluation)
             // The same answer over another set of interfaces is a change (NWPath's).
-            if key == item.emittedKey && !factsMoved {
-                // The same answer with a newer probe result: current, but no change.
-                guard evaluation.validation != item.emitted?.validation else { continue }
-                let facts = roundFacts()
-                if leadingEdge && facts.isSettling { break targets }
-                if holdWhileInterfaceComesUp(index, facts) { continue }
-                let current = Self.evaluation(evaluation, with: facts)
-                watched[index].emitted = current
-                watched[index].facts = facts
-                core.refresh(index, evaluation: current, generation: generation)
-                continue
-            }
+            let sameAnswer = key == item.emittedKey && !factsMoved
+            // The same answer with a newer probe result: current, but no change.
+            if sameAnswer && evaluation.validation == item.emitted?.validation { continue }
             let facts = roundFacts()
             if leadingEdge && facts.isSettling { break targets }
             if holdWhileInterfaceComesUp(index, facts) { continue }
             let current = Self.evaluation(evaluation, with: facts)
-            let change = ReachabilityChange(target: item.target, evaluation: current, previous: item.emitted,
-                                            isInitial: item.emitted == nil, time: clock.instant)
+            let previous = item.emitted
             watched[index].emitted = current
-            watched[index].emittedKey = key
             watched[index].facts = facts
-            changes.append((index, change))
+            if sameAnswer {
+                core.refresh(index, evaluation: current, generation: generation)
+                continue
+            }
+            watched[index].emittedKey = key
+            changes.append((index, ReachabilityChange(target: item.target, evaluation: current, previous: previous,
+                                                      isInitial: previous == nil, time: clock.instant)))
         }
         core.updateCounters { $0.reevaluations += 1 }
         if !changes.isEmpty { core.publish(changes, generation: generation) }
@@ -131,11 +126,18 @@ extension MonitorLoop {
             watched[index].heldSince = nil
             return false
         }
+        // Past the bound, the kernel keeps such a route after all: it is the answer.
+        return hold(index, since: &watched[index].heldSince)
+    }
+
+    /// Holds target `index`'s answer back, counting from `since` (now, when
+    /// nil) for at most `maximumSettleTime`, and schedules its recheck after
+    /// the settle time; false once the bound has passed.
+    private func hold(_ index: Int, since: inout UInt64?) -> Bool {
         let now = clock.now()
-        let since = watched[index].heldSince ?? now
-        // The kernel keeps such a route after all: it is the answer.
-        guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
-        watched[index].heldSince = since
+        let start = since ?? now
+        guard now &- start < nanoseconds(core.configuration.maximumSettleTime) else { return false }
+        since = start
         deadlines[.recheck, index] = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
         return true
     }
@@ -148,12 +150,7 @@ extension MonitorLoop {
     /// every target) is in that state, not on its way: answers are published.
     func holdWhileInterfaceComesUp(_ index: Int, _ facts: ReachabilityEvaluator.PathFacts) -> Bool {
         guard facts.isSettling, watched[index].emitted != nil else { return false }
-        let now = clock.now()
-        let since = settlingSince ?? now
-        guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
-        settlingSince = since
-        deadlines[.recheck, index] = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
-        return true
+        return hold(index, since: &settlingSince)
     }
 
     /// The target's answer without path facts (`evaluate` adds them when it publishes).
