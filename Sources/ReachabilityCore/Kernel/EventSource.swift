@@ -128,7 +128,8 @@ final class EventSource: @unchecked Sendable {
             drainQueued(&events, verdict: &verdict, into: &burst)
             // A failure ends the burst: what the new socket reads belongs to
             // the next one, after `MonitorLoop.record` has counted the recovery.
-            guard !burst.failed, socket.fd >= 0 else { break }
+            // (Only a failure closes the socket here.)
+            guard !burst.failed else { break }
             if settle > 0 && verdict.link > linksBefore && events.deleted_count == 0 && events.malformed == 0
                 && burst.overflows == 0 && burst.unreadable == 0 {
                 leadingEdge()

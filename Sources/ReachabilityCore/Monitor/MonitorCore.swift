@@ -145,12 +145,12 @@ final class MonitorCore: Sendable {
     /// Stops the event thread (see `WorkerThread.stop`): validation probes
     /// still waiting give up, and once the thread is gone streams end and
     /// callbacks are dropped. On a monitor that never ran (or has stopped
-    /// already) it does the same at once: `stop()` promises it, and a facade
-    /// that stops before it started would otherwise keep its callback.
+    /// already) it does the same at once (`WorkerThread.stop` runs `stopped`
+    /// when idle too): `stop()` promises it, and a facade that stops before
+    /// it started would otherwise keep its callback.
     func stop() {
-        let outcome = worker.stop(requested: { shared.withLock { $0.cancelProbes?.signal() } },
-                                  stopped: { finishObservers() })
-        if outcome == .wasIdle { finishObservers() }
+        worker.stop(requested: { shared.withLock { $0.cancelProbes?.signal() } },
+                    stopped: { finishObservers() })
     }
 
     /// Called by the event thread as it leaves.
@@ -168,7 +168,7 @@ final class MonitorCore: Sendable {
     }
 
     /// Ends streams and drops callbacks once the thread is gone. Not inlined:
-    /// `stop()` calls it from two places (the firmware budget).
+    /// `WorkerThread.stop` calls its `stopped` from two places (the firmware budget).
     @inline(never)
     private func finishObservers() {
         let sinks = shared.withLock { shared -> [Sink] in

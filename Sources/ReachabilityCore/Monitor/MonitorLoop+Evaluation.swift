@@ -61,7 +61,7 @@ extension MonitorLoop {
             guard touched || factsMoved else { continue }
             let evaluation = evaluateTarget(index)
             if leadingEdge && !evaluation.isFinalOnLeadingEdge { continue }
-            if holdWhileLinkGoesDown(index, evaluation) { continue }
+            if holdWhileLinkGoesDown(index, item, evaluation) { continue }
             let key = ResultKey(evaluation)
             // The same answer over another set of interfaces is a change (NWPath's).
             let sameAnswer = key == item.emittedKey && !factsMoved
@@ -69,7 +69,7 @@ extension MonitorLoop {
             if sameAnswer && evaluation.validation == item.emitted?.validation { continue }
             let facts = roundFacts()
             if leadingEdge && facts.isSettling { break targets }
-            if holdWhileInterfaceComesUp(index, facts) { continue }
+            if holdWhileInterfaceComesUp(index, item, facts) { continue }
             let current = Self.evaluation(evaluation, with: facts)
             let previous = item.emitted
             watched[index].emitted = current
@@ -111,33 +111,28 @@ extension MonitorLoop {
         a.supportsDNS == b.supportsDNS && a.interfaces == b.interfaces
     }
 
-    /// `evaluation` (from `evaluateTarget`) with the round's path facts.
+    /// `evaluation` (from `evaluateTarget`) with the round's path facts. Out
+    /// of line: inlined into `evaluate` it costs more code (the firmware budget).
+    @inline(never)
     static func evaluation(_ evaluation: TargetEvaluation,
                                    with facts: ReachabilityEvaluator.PathFacts) -> TargetEvaluation {
         TargetEvaluation(target: evaluation.target, addresses: evaluation.addresses, error: evaluation.error,
                          pathFacts: facts, validation: evaluation.validation)
     }
 
-    /// Whether to hold back target `index`'s answer because it routes an
+    /// Whether to hold back target `index`'s (`item`'s) answer because it routes an
     /// address over a link that is down (see `evaluate`); if so, it is read
     /// again after the settle time.
-    func holdWhileLinkGoesDown(_ index: Int, _ evaluation: TargetEvaluation) -> Bool {
+    func holdWhileLinkGoesDown(_ index: Int, _ item: Watched, _ evaluation: TargetEvaluation) -> Bool {
         guard evaluation.awaitsRouteFlush else {
-            watched[index].heldSince = nil
+            item.heldSince = nil
             return false
         }
-        // Past the bound, the kernel keeps such a route after all: it is the answer.
-        return hold(index, since: &watched[index].heldSince)
-    }
-
-    /// Holds target `index`'s answer back, counting from `since` (now, when
-    /// nil) for at most `maximumSettleTime`, and schedules its recheck after
-    /// the settle time; false once the bound has passed.
-    private func hold(_ index: Int, since: inout UInt64?) -> Bool {
         let now = clock.now()
-        let start = since ?? now
-        guard now &- start < nanoseconds(core.configuration.maximumSettleTime) else { return false }
-        since = start
+        let since = item.heldSince ?? now
+        // The kernel keeps such a route after all: it is the answer.
+        guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
+        item.heldSince = since
         deadlines[.recheck, index] = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
         return true
     }
@@ -148,9 +143,14 @@ extension MonitorLoop {
     /// never held. An interface that stays so for longer than
     /// `maximumSettleTime` (counted from the first round that saw it, for
     /// every target) is in that state, not on its way: answers are published.
-    func holdWhileInterfaceComesUp(_ index: Int, _ facts: ReachabilityEvaluator.PathFacts) -> Bool {
-        guard facts.isSettling, watched[index].emitted != nil else { return false }
-        return hold(index, since: &settlingSince)
+    func holdWhileInterfaceComesUp(_ index: Int, _ item: Watched, _ facts: ReachabilityEvaluator.PathFacts) -> Bool {
+        guard facts.isSettling, item.emitted != nil else { return false }
+        let now = clock.now()
+        let since = settlingSince ?? now
+        guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
+        settlingSince = since
+        deadlines[.recheck, index] = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
+        return true
     }
 
     /// The target's answer without path facts (`evaluate` adds them when it publishes).

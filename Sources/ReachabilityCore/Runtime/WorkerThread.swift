@@ -47,7 +47,9 @@ final class WorkerThread: Sendable {
         var busy = false
         /// Under a simulated namespace: told of every wake-up, so that the
         /// simulation's `settled()` waits for the turn it causes.
+        #if !REACH_NO_SIMULATION
         var subscriber: SimulationSubscriber?
+        #endif
 
         var threadExists: Bool { wakeFD >= 0 }
 
@@ -111,7 +113,9 @@ final class WorkerThread: Sendable {
                     threadEnds()
                 }
                 state.phase = .running(thread)
+                #if !REACH_NO_SIMULATION
                 state.subscriber = subscriber
+                #endif
                 state.wakeFD = wakeFD
                 state.stopRequested = false
                 state.busy = false
@@ -127,7 +131,9 @@ final class WorkerThread: Sendable {
     /// the stop is requested (to cancel what the thread may block on besides
     /// its wake-up fd); `stopped` runs once the thread is gone (or, stopping
     /// itself, at once) and before the worker is idle, so a concurrent
-    /// `start()` cannot begin a run that `stopped` would clean up.
+    /// `start()` cannot begin a run that `stopped` would clean up. On an idle
+    /// worker only `stopped` runs (an owner's clean-up of what it holds
+    /// between runs, such as observers that a stop drops).
     @discardableResult
     func stop(requested: () -> Void = {}, stopped: () -> Void = {}) -> StopOutcome {
         enum Action { case none, join(pthread_t), detachSelf, waitForOther }
@@ -148,6 +154,7 @@ final class WorkerThread: Sendable {
         }
         switch action {
         case .none:
+            stopped()
             return .wasIdle
         case let .join(thread):
             requested()
@@ -183,12 +190,19 @@ final class WorkerThread: Sendable {
     var wakeFileDescriptor: Int32 { state.withLock { $0.wakeFD } }
 
     /// The simulation listener of the thread's run (given to `start`), nil for a kernel.
+    #if REACH_NO_SIMULATION
+    /// None in a firmware build.
+    var simulationSubscriber: SimulationSubscriber? { nil }
+    #else
     var simulationSubscriber: SimulationSubscriber? { state.withLock { $0.subscriber } }
+    #endif
 
     /// Wakes the thread (an answer for it arrived); harmless when none runs.
     func wake() {
         state.withLock { state in
+            #if !REACH_NO_SIMULATION
             state.subscriber?.markBusy()
+            #endif
             if state.wakeFD >= 0 { Wakeup.signal(state.wakeFD) }
         }
     }
@@ -205,7 +219,9 @@ final class WorkerThread: Sendable {
                 guard case .running = state.phase, state.threadExists else { return false }
             }
             state.queued.append(work)
+            #if !REACH_NO_SIMULATION
             state.subscriber?.markBusy()
+            #endif
             if state.queued.count == 1 { state.wakeForWork() }
             return true
         }
