@@ -39,10 +39,9 @@ def bin_path():
 
 def symbols(module, build):
     """(title, path) of every public declaration of `module` in our sources."""
-    maps = []
-    for path in glob.glob(os.path.join(build, "*", "module.modulemap")) + glob.glob(
-            os.path.join(build, "*", "include", "module.modulemap")):
-        maps += ["-Xcc", "-fmodule-map-file=" + path]
+    # The one C module the interfaces need (see typecheck.sh: not every map
+    # in the build, two maps of one module do not load together).
+    maps = ["-Xcc", "-fmodule-map-file=" + os.path.join(build, "CReachability.build", "module.modulemap")]
     with tempfile.TemporaryDirectory() as out:
         command = ["swift-symbolgraph-extract", "-module-name", module, "-I", os.path.join(build, "Modules"),
                    "-target", "x86_64-unknown-linux-gnu", "-minimum-access-level", "public", "-output-dir", out,

@@ -14,8 +14,12 @@ if [ "${1:-}" = --mode ]; then modes=$2; shift 2; fi
 [ $# -gt 0 ] || { echo "usage: $0 [--mode 5|6] FILE..." >&2; exit 2; }
 bin=$(swift build --show-bin-path) || exit 2
 [ -d "$bin/Modules" ] || { echo "typecheck: no modules in $bin: run swift build first" >&2; exit 2; }
-maps=""
-for map in $(find "$bin" -maxdepth 2 -name module.modulemap); do maps="$maps -Xcc -fmodule-map-file=$map"; done
+# The one C module the Swift modules' interfaces need (ReachabilityCore
+# imports it internally); SwiftPM writes its map into the build. Not every
+# map there: a clean build also has the plugin tools' copies of
+# ArgumentParser's, and two maps of one module do not load together.
+maps="-Xcc -fmodule-map-file=$bin/CReachability.build/module.modulemap"
+[ -f "$bin/CReachability.build/module.modulemap" ] || { echo "typecheck: no CReachability module map in $bin" >&2; exit 2; }
 export bin maps
 one() {   # MODE FILE
     # shellcheck disable=SC2086
