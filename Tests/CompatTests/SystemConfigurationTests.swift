@@ -27,6 +27,16 @@ final class ContextCounts: Sendable {
 
 private let queueKey = DispatchSpecificKey<String>()
 
+/// The calling thread's name as the kernel has it (/proc/thread-self/comm).
+/// Not Foundation's `Thread.name`: a `Thread` that names itself as it starts
+/// can lose that name (it is applied only once Foundation has recorded the
+/// thread's pthread, which the creating thread does after it starts), and
+/// under load a run-loop callback read back the process's name.
+private func currentThreadName() -> String {
+    ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
 final class SystemConfigurationTests: CompatTestCase {
     private func address(_ text: String) -> SCNetworkReachability? {
         var storage = sockaddr_storage()
@@ -79,7 +89,7 @@ final class SystemConfigurationTests: CompatTestCase {
     private let callback: SCNetworkReachabilityCallBack = { _, flags, info in
         let counts = Unmanaged<ContextCounts>.fromOpaque(info!).takeUnretainedValue()
         counts.calledOut()
-        counts.threads.withLock { $0.append(Thread.current.name ?? "") }
+        counts.threads.withLock { $0.append(currentThreadName()) }
         counts.flags.add(flags)
     }
 
@@ -222,7 +232,10 @@ final class SystemConfigurationTests: CompatTestCase {
         // The link changes only once the reference is scheduled: its answer then is the baseline.
         let scheduled = DispatchSemaphore(value: 0)
         let loopThread = Thread {
-            Thread.current.name = "sc-run-loop"
+            // The kernel's name of this thread, set at once (see currentThreadName).
+            do { try "sc-run-loop".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8) } catch {
+                XCTFail("naming the run loop's thread: \(error)")
+            }
             XCTAssertTrue(SCNetworkReachabilityScheduleWithRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode))
             XCTAssertFalse(SCNetworkReachabilitySetDispatchQueue(ref, .global()), "scheduled on a run loop already")
             scheduled.signal()
