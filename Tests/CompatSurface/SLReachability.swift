@@ -1,5 +1,6 @@
-// Compile test: SLReachability.h (debugly/SLReachabilityDemo@9abce13d), as
-// the Clang importer gives it to Swift, against `SLReachability`. Every
+// Our compile test of the `SLReachability` module against the original's API
+// as Swift imports it (its header, read for facts at
+// debugly/SLReachabilityDemo@9abce13d; nothing of it is copied here). Every
 // `provided` and `Linux meaning` row of docs/compat-surface/SLReachability.md,
 // with the original's Swift spelling and types. Never run: it only has to
 // compile, in Swift 5 and Swift 6 language modes.

@@ -1,6 +1,6 @@
-// Compile test: ZYNetworkAccessibity.h (ziecho/ZYNetworkAccessibity@5be82064),
-// as the Clang importer gives it to Swift, against `ZYNetworkAccessibity`.
-// Every `provided` and `Linux meaning` row of
+// Our compile test of the `ZYNetworkAccessibity` module against the
+// original's API as Swift imports it (its header, read for facts at
+// ziecho/ZYNetworkAccessibity@5be82064; nothing of it is copied here). Every `provided` and `Linux meaning` row of
 // docs/compat-surface/ZYNetworkAccessibity.md, with the original's Swift
 // spelling and types. Never run: it only has to compile, in Swift 5 and
 // Swift 6 language modes.
