@@ -91,6 +91,33 @@ final class AlamofireReachabilityTests: CompatTestCase {
         XCTAssertEqual(statuses.waitRunningMain(for: 2, timeout: 0.5).count, 1, "nothing after deinit")
     }
 
+    /// The race the test above once lost (issue 41), made to happen every
+    /// time: the initial-status block (`reachabilityQueue.async { self... }`,
+    /// strong as in Alamofire 5) holds a manager its owner has let go until
+    /// that block has run, whether or not the listener has already run. A
+    /// block queued first holds it back here; the test above waits for it
+    /// (`reachabilityQueue.sync {}`) before it checks the weak reference.
+    func testTheInitialStatusBlockHoldsAReleasedManagerUntilItHasRun() throws {
+        _ = try makeWiredNamespace()
+        let statuses = Arrivals<Status>()
+        weak var released: NetworkReachabilityManager?
+        let gate = DispatchSemaphore(value: 0)
+        let reachabilityQueue: DispatchQueue
+        do {
+            let manager = try XCTUnwrap(NetworkReachabilityManager())
+            reachabilityQueue = manager.reachabilityQueue
+            reachabilityQueue.async { gate.wait() }
+            manager.startListening { statuses.add($0) }
+            released = manager
+        }
+        XCTAssertNotNil(released, "the queued initial-status block holds the manager")
+        gate.signal()
+        reachabilityQueue.sync {}
+        XCTAssertNil(released, "once that block has run, nothing holds it")
+        XCTAssertEqual(statuses.waitRunningMain(for: 1), [.reachable(.ethernetOrWiFi)],
+                       "a manager released right after startListening still gives its initial status, as Alamofire's")
+    }
+
     func testAlamofire4Spellings() throws {
         let ns = try makeDualUplinkNamespace()
         let manager = try XCTUnwrap(NetworkReachabilityManager())

@@ -23,7 +23,10 @@ public final class ReachabilityEvaluator: Sendable {
     /// An evaluator created without one follows `ReachabilityPolicy.processDefault`
     /// until this is set.
     public var policy: ReachabilityPolicy {
-        get { policyState.withLock { $0 } ?? namespace.simulation?.policy ?? ProcessDefaultPolicy.shared.policy }
+        // Inlined: called out of line, the copy it returns is destroyed through
+        // its type's metadata (about 200 instructions more per evaluation).
+        @inline(__always)
+        get { policyState.withLock { $0 } ?? simulation?.policy ?? ProcessDefaultPolicy.shared.policy }
         set {
             policyState.withLock { $0 = newValue }
             // Declared modems decide PPP links' kinds.
@@ -33,6 +36,13 @@ public final class ReachabilityEvaluator: Sendable {
     /// nil while the evaluator follows the process's default policy (in a
     /// simulated namespace, the simulation's `policy` stands for it).
     private let policyState: Locked<ReachabilityPolicy?>
+    #if REACH_NO_SIMULATION
+    private var simulation: (any KernelSimulation)? { nil }
+    #else
+    /// The namespace's simulation (nil for a real one), read once: it answers
+    /// instead of the socket (`KernelQuestions`).
+    private let simulation: (any KernelSimulation)?
+    #endif
     /// Whether `policy` is the process's default (`ReachabilityPolicy.processDefault`),
     /// followed as it changes: no policy was given, and none set since.
     public var followsProcessDefaultPolicy: Bool { policyState.withLock { $0 == nil } }
@@ -45,9 +55,9 @@ public final class ReachabilityEvaluator: Sendable {
     }
 
     private struct Session {
-        /// The kernel of the namespace: lookups, dumps, sysfs (Kernel/RouteSocket.swift),
-        /// or a simulation's facts (Kernel/KernelSimulation.swift).
-        var kernel: KernelConnection
+        /// The kernel of the namespace: lookups, dumps, sysfs (Kernel/RouteSocket.swift);
+        /// nil where a simulation answers instead (`simulation`, Kernel/KernelSimulation.swift).
+        var socket: RouteSocket?
         /// Interface kinds by ifindex: sysfs is read once per interface, not per lookup.
         var kinds: [Int32: CachedKind] = [:]
         /// The namespace's name servers, read again when resolv.conf changes.
@@ -67,7 +77,7 @@ public final class ReachabilityEvaluator: Sendable {
     package var namespaceHandle: NamespaceHandle { handle }
     var namespaceFD: Int32 { namespaceHandle.fd }
     /// The request socket's netlink port id (for tests that inject faults into it).
-    var portID: UInt32 { session.withLock { $0.kernel.portID } }
+    var portID: UInt32 { session.withLock { $0.socket?.portID ?? 0 } }
 
     /// Test seam: the next `count` path-facts reads fail with EIO, as a link
     /// dump the kernel cannot answer (nothing else produces one on demand).
@@ -83,36 +93,67 @@ public final class ReachabilityEvaluator: Sendable {
         self.namespace = namespace
         self.kindOverrides = kindOverrides
         self.policyState = Locked(policy)
+        #if !REACH_NO_SIMULATION
+        self.simulation = namespace.simulation
+        #endif
         // In a simulation, the process's radio source is the simulation's.
         self.radio = radio === RadioSource.processDefault ? namespace.simulation?.radio ?? radio : radio
         let handle = try NamespaceHandle(namespace)
-        let kernel = try KernelConnection(handle)
+        var socket: RouteSocket?
+        if namespace.simulation == nil {
+            guard let opened = RouteSocket(namespaceFD: handle.fd) else {
+                throw .openingSocket("open NETLINK_ROUTE socket", in: namespace, errno: .current)
+            }
+            socket = opened
+        }
         self.handle = handle
-        self.session = Locked(Session(kernel: kernel))
+        self.session = Locked(Session(socket: socket))
     }
 
     deinit {
-        session.withLock { $0.kernel.close() }
+        session.withLock { $0.socket?.close() }
     }
 
     // MARK: Evaluation
 
     /// Evaluates one address: FIB lookup, output link, kind, flags.
     public func evaluate(_ address: IPAddress, options: LookupOptions = LookupOptions()) throws(ReachabilityError) -> AddressEvaluation {
-        try session.withLock { (session) throws(ReachabilityError) -> AddressEvaluation in
-            let route = try session.kernel.lookupRoute(address, options: options)
-            guard route.verdict.isUsable, let index = route.interfaceIndex else {
-                return decide(address, flags: ReachabilityFlags(route: route, link: nil, kind: nil), route: route,
-                              link: nil, kind: nil)
-            }
-            guard let link = try session.kernel.link(index: index) else {
-                // The link went away between the two answers: nothing leaves by it.
-                return decide(address, flags: [], route: route, link: nil, kind: nil)
-            }
-            let kind = kind(of: link, in: &session)
-            return decide(address, flags: ReachabilityFlags(route: route, link: link, kind: kind), route: route,
-                          link: link, kind: kind)
+        #if !REACH_NO_SIMULATION
+        if let simulation { return try evaluate(address, options: options, simulation: simulation) }
+        #endif
+        return try session.withLock { (session) throws(ReachabilityError) -> AddressEvaluation in
+            try evaluate(address, options: options, kernel: &session.socket!, kinds: &session.kinds)
         }
+    }
+
+    #if !REACH_NO_SIMULATION
+    /// `evaluate(_:options:)` in a simulated namespace: out of line, so that the live path carries none of it.
+    @inline(never)
+    private func evaluate(_ address: IPAddress, options: LookupOptions,
+                          simulation: any KernelSimulation) throws(ReachabilityError) -> AddressEvaluation {
+        try session.withLock { (session) throws(ReachabilityError) -> AddressEvaluation in
+            var kernel = SimulatedKernelQuestions(simulation: simulation)
+            return try evaluate(address, options: options, kernel: &kernel, kinds: &session.kinds)
+        }
+    }
+    #endif
+
+    /// `evaluate(_:options:)` with the namespace's kernel (one copy per kind of kernel: `KernelQuestions`).
+    @inline(__always)
+    private func evaluate<Kernel: KernelQuestions>(_ address: IPAddress, options: LookupOptions, kernel: inout Kernel,
+                                                   kinds: inout [Int32: CachedKind]) throws(ReachabilityError) -> AddressEvaluation {
+        let route = try kernel.lookupRoute(address, options: options)
+        guard route.verdict.isUsable, let index = route.interfaceIndex else {
+            return decide(address, flags: ReachabilityFlags(route: route, link: nil, kind: nil), route: route,
+                          link: nil, kind: nil)
+        }
+        guard let link = try kernel.link(index: index) else {
+            // The link went away between the two answers: nothing leaves by it.
+            return decide(address, flags: [], route: route, link: nil, kind: nil)
+        }
+        let kind = kind(of: link, kernel: kernel, kinds: &kinds)
+        return decide(address, flags: ReachabilityFlags(route: route, link: link, kind: kind), route: route,
+                      link: link, kind: kind)
     }
 
     /// The decision tables over the kernel's facts, under the current policy
@@ -168,12 +209,15 @@ public final class ReachabilityEvaluator: Sendable {
                 session.pathFactsFailures -= 1
                 throw .system(operation: "dump links (injected)", errno: SystemErrno(rawValue: EIO))
             }
-            let links = try session.kernel.dumpLinks()
-            let interfaces = links.filter { $0.isOperational && !$0.isLoopback }.map { link in
-                NetworkInterface(name: link.name, index: link.index, kind: kind(of: link, in: &session))
+            #if !REACH_NO_SIMULATION
+            if let simulation {
+                var kernel = SimulatedKernelQuestions(simulation: simulation)
+                let (interfaces, settling) = try operationalInterfaces(kernel: &kernel, kinds: &session.kinds)
+                return (interfaces, settling, simulation.nameServers())
             }
-            let servers = handle.simulation?.nameServers() ?? session.nameServers.nameServers(at: namespace.resolvConfPath)
-            return (interfaces, links.contains { $0.isComingUp }, servers)
+            #endif
+            let (interfaces, settling) = try operationalInterfaces(kernel: &session.socket!, kinds: &session.kinds)
+            return (interfaces, settling, session.nameServers.nameServers(at: namespace.resolvConfPath))
         }
         var dns = false
         for server in servers where !dns {
@@ -182,10 +226,23 @@ public final class ReachabilityEvaluator: Sendable {
         return PathFacts(interfaces: interfaces.sorted { $0.index < $1.index }, supportsDNS: dns, isSettling: settling)
     }
 
+    /// The interfaces that can carry packets (not loopback), and whether one is coming up.
+    private func operationalInterfaces<Kernel: KernelQuestions>(kernel: inout Kernel, kinds: inout [Int32: CachedKind])
+        throws(ReachabilityError) -> ([NetworkInterface], Bool) {
+        let links = try kernel.dumpLinks()
+        let interfaces = links.filter { $0.isOperational && !$0.isLoopback }.map { link in
+            NetworkInterface(name: link.name, index: link.index, kind: kind(of: link, kernel: kernel, kinds: &kinds))
+        }
+        return (interfaces, links.contains { $0.isComingUp })
+    }
+
     /// The FIB's answer for one address, as `ip route get` gives it.
     public func lookupRoute(_ address: IPAddress, options: LookupOptions = LookupOptions()) throws(ReachabilityError) -> RouteLookup {
         try session.withLock { (session) throws(ReachabilityError) -> RouteLookup in
-            try session.kernel.lookupRoute(address, options: options)
+            #if !REACH_NO_SIMULATION
+            if let simulation { return try SimulatedKernelQuestions(simulation: simulation).lookupRoute(address, options: options) }
+            #endif
+            return try session.socket!.lookupRoute(address, options: options)
         }
     }
 
@@ -205,7 +262,7 @@ public final class ReachabilityEvaluator: Sendable {
     /// Netlink messages dropped: sent by a process rather than the kernel, or
     /// carrying another request's sequence number.
     public var droppedMessages: (foreignSender: UInt64, foreignSequence: UInt64) {
-        session.withLock { $0.kernel.droppedMessages }
+        session.withLock { $0.socket?.droppedMessages ?? (0, 0) }
     }
 
     // MARK: Interfaces
@@ -213,20 +270,31 @@ public final class ReachabilityEvaluator: Sendable {
     /// Every interface of the namespace with its kind and addresses (for listings).
     public func interfaces() throws(ReachabilityError) -> [InterfaceSummary] {
         try session.withLock { (session) throws(ReachabilityError) -> [InterfaceSummary] in
-            let links = try session.kernel.dumpLinks()
-            let all = try session.kernel.dumpAddresses()
-            return links.map { link in
-                InterfaceSummary(link: link, kind: kind(of: link, in: &session),
-                                        addresses: all.filter { $0.interfaceIndex == link.index })
-            }.sorted { $0.link.index < $1.link.index }
+            #if !REACH_NO_SIMULATION
+            if let simulation {
+                var kernel = SimulatedKernelQuestions(simulation: simulation)
+                return try interfaces(kernel: &kernel, kinds: &session.kinds)
+            }
+            #endif
+            return try interfaces(kernel: &session.socket!, kinds: &session.kinds)
         }
     }
 
-    private func kind(of link: LinkState, in session: inout Session) -> InterfaceKind {
-        if let cached = session.kinds[link.index], cached.name == link.name { return cached.kind }
-        let facts = session.kernel.interfaceFacts(of: link, namespaceFD: namespaceFD, declaredModems: policy.modemDevices)
+    private func interfaces<Kernel: KernelQuestions>(kernel: inout Kernel, kinds: inout [Int32: CachedKind])
+        throws(ReachabilityError) -> [InterfaceSummary] {
+        let links = try kernel.dumpLinks()
+        let all = try kernel.dumpAddresses()
+        return links.map { link in
+            InterfaceSummary(link: link, kind: kind(of: link, kernel: kernel, kinds: &kinds),
+                             addresses: all.filter { $0.interfaceIndex == link.index })
+        }.sorted { $0.link.index < $1.link.index }
+    }
+
+    private func kind<Kernel: KernelQuestions>(of link: LinkState, kernel: Kernel, kinds: inout [Int32: CachedKind]) -> InterfaceKind {
+        if let cached = kinds[link.index], cached.name == link.name { return cached.kind }
+        let facts = kernel.interfaceFacts(of: link, namespaceFD: namespaceFD, declaredModems: policy.modemDevices)
         let kind = InterfaceKind(facts: facts, overrides: kindOverrides)
-        session.kinds[link.index] = CachedKind(name: link.name, kind: kind)
+        kinds[link.index] = CachedKind(name: link.name, kind: kind)
         return kind
     }
 }

@@ -2,7 +2,7 @@
 // callgrind counts (Benchmarks/Instructions/compare.sh): deterministic where
 // wall-clock figures on a shared 2-CPU machine vary by half from run to run.
 // MODE: none (the loop alone), status, networkStatus, mask, accessibility,
-// evaluate (2,000 evaluations of 127.0.0.1 after the loop).
+// evaluate [N] (N evaluations of 127.0.0.1 after the loop, 2,000 by default).
 
 import ReachabilityCore
 let allFlags: [ReachabilityFlags] = (0..<512).map { i in ReachabilityFlags(rawValue: UInt32(i & 0x3F) | (UInt32(i >> 6) << 16)) }
@@ -26,6 +26,7 @@ allFlags.withUnsafeBufferPointer { flags in kinds.withUnsafeBufferPointer { kind
 if mode == "evaluate" {
     let evaluator = try! ReachabilityEvaluator()
     let address = IPAddress("127.0.0.1")!
-    for _ in 0..<2000 { sum &+= code(try! evaluator.evaluate(address).status) }
+    let evaluations = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2])! : 2000
+    for _ in 0..<evaluations { sum &+= code(try! evaluator.evaluate(address).status) }
 }
 print(sum)
