@@ -7,6 +7,7 @@ import Dispatch
 import Foundation
 import Reachability
 @testable import ReachabilityCore
+import ReachabilityTesting
 import Synchronization
 import XCTest
 
@@ -297,6 +298,72 @@ final class MonitorTests: NamespaceTestCase {
             XCTAssertEqual(Set(names), ["va", "vb", "vc", "vd"], "\(change.target)")
             XCTAssertNotNil(change.evaluation.supportsDNS, "\(change.target): supportsDNS is nil only without path facts")
         }
+    }
+
+    /// What the monitor's thread did, in order: a change delivered to its
+    /// callback, or the end of an evaluated burst (`observeKernelChanges`).
+    private enum Happening: Equatable, Sendable { case change, burstEnd }
+
+    private final class HappeningLog: Sendable {
+        private let items = Mutex<[Happening]>([])
+        func add(_ item: Happening) { items.withLock { $0.append(item) } }
+        var all: [Happening] { items.withLock { $0 } }
+    }
+
+    /// `monitor`'s changes and burst ends, in the order its thread had them.
+    private func recordHappenings(_ monitor: ReachabilityMonitor) -> HappeningLog {
+        let log = HappeningLog()
+        monitor.onChange { change in if !change.isInitial { log.add(.change) } }
+        monitor.observeKernelChanges { log.add(.burstEnd) }
+        return log
+    }
+
+    /// Waits (up to 5 s) until `log` holds `changes` changes and a burst end after them.
+    private func waitForBurstEnd(after changes: Int, in log: HappeningLog) -> [Happening] {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            let seen = log.all
+            let tail = seen.lastIndex(of: .change).map { seen[($0 + 1)...] } ?? seen[...]
+            if seen.filter({ $0 == .change }).count >= changes && tail.contains(.burstEnd) { return seen }
+            usleep(1000)
+        }
+        return log.all
+    }
+
+    /// A default route replaced is published as its message is read, on the
+    /// burst's leading edge, not once the burst has gone quiet (issue 41:
+    /// 0.55 ms at the observer, at least the settle time, before): the
+    /// callbacks on the monitor's thread run before that burst's end.
+    func testADefaultRouteReplacedIsPublishedOnTheLeadingEdge() throws {
+        let ns = try makeTwoUplinks()
+        let (monitor, recorder) = try startMonitor(ns, [.internet, .address(IPAddress("198.51.100.9")!)])
+        let log = recordHappenings(monitor)
+        ns.run("route replace default via 10.3.0.254 dev vc")
+        XCTAssertEqual(recorder.waitForChanges(2).map(\.interface), ["vc", "vc"])
+        let seen = waitForBurstEnd(after: 2, in: log)
+        XCTAssertEqual(Array(seen.drop { $0 == .burstEnd }.prefix(3)), [.change, .change, .burstEnd],
+                       "both changes before the end of their burst: \(seen)")
+    }
+
+    /// A route removed is not published on the leading edge (only a path
+    /// found is): removed and added back in one burst, as a daemon replaces a
+    /// route with two requests, the default route gives no change at all. The
+    /// removal is read alone: the route is added back from the edge's hook,
+    /// after the removal's edge was evaluated.
+    func testADefaultRouteRemovedAndAddedBackInOneBurstIsNoChange() throws {
+        let ns = try makeTwoUplinks()
+        let (monitor, recorder) = try startMonitor(ns, [.internet])
+        let log = recordHappenings(monitor)
+        let edges = Mutex<[MonitorLoop.LeadingEdge]>([])
+        EventSource.edgeHook = { edge in
+            let first = edges.withLock { $0.append(edge); return $0.count == 1 }
+            if first { ns.run("route add default via 10.1.0.254") }
+        }
+        defer { EventSource.edgeHook = nil }
+        ns.run("route del default")
+        XCTAssertEqual(waitForBurstEnd(after: 0, in: log), [.burstEnd], "one burst, and no change in it")
+        XCTAssertEqual(recorder.nonInitial.map(describe), [])
+        XCTAssertEqual(edges.withLock { $0 }, [.route, .route], "the removal and the addition, each on an edge of its own")
     }
 
     func testAddressRemovedIsOneChange() throws {

@@ -114,8 +114,12 @@ final class EventSource: @unchecked Sendable {
     /// after it, whether the change opens the burst or comes in the middle of
     /// one (route churn that never goes quiet): the RTM_NEWLINK already
     /// carries the new state, so a link going down or up is reported without
-    /// waiting for the burst to go quiet.
-    func drainBurst(leadingEdge: () -> Void) -> Burst {
+    /// waiting for the burst to go quiet. So does a drain that read route
+    /// messages (issue 41): in a burst that changed a link they are its
+    /// consequences (the flush of a link set down), in any other a route
+    /// added, replaced or removed; `MonitorLoop.evaluate(_:edge:)` decides
+    /// what each kind of edge may publish.
+    func drainBurst(leadingEdge: (MonitorLoop.LeadingEdge) -> Void) -> Burst {
         if let subscriber { return Self.simulatedBurst(subscriber) }
         var burst = Burst()
         var events = creach_events()
@@ -124,15 +128,20 @@ final class EventSource: @unchecked Sendable {
         let settle = nanoseconds(configuration.settleTime)
         let limit = nanoseconds(configuration.maximumSettleTime)
         while true {
-            let linksBefore = verdict.link
+            let linksBefore = verdict.link, routesBefore = events.route4 &+ events.route6
             drainQueued(&events, verdict: &verdict, into: &burst)
             // A failure ends the burst: what the new socket reads belongs to
             // the next one, after `MonitorLoop.record` has counted the recovery.
             // (Only a failure closes the socket here.)
             guard !burst.failed else { break }
-            if settle > 0 && verdict.link > linksBefore && events.deleted_count == 0 && events.malformed == 0
-                && burst.overflows == 0 && burst.unreadable == 0 {
-                leadingEdge()
+            let routesRead = events.route4 &+ events.route6 != routesBefore
+            if settle > 0 && (verdict.link > linksBefore || routesRead) && events.deleted_count == 0
+                && events.malformed == 0 && burst.overflows == 0 && burst.unreadable == 0 {
+                let edge: MonitorLoop.LeadingEdge = verdict.link > 0 ? .link : .route
+                leadingEdge(edge)
+                #if !REACH_NO_SIMULATION
+                Self.edgeHook?(edge)
+                #endif
             }
             let elapsed = monotonicNanoseconds() &- start
             guard settle > 0, elapsed < limit else { break }
@@ -236,6 +245,10 @@ final class EventSource: @unchecked Sendable {
     /// (`.reopened`: what happens now waits in the new socket). Set only
     /// while no monitor runs, or before the failure that calls it is injected.
     package nonisolated(unsafe) static var testHook: (@Sendable (FailureStep) -> Void)?
+    /// Test seam: called on the event thread after each leading edge's
+    /// evaluation, before the burst reads on (what happens now is read in a
+    /// drain of its own). Set only while no monitor runs but the test's.
+    package nonisolated(unsafe) static var edgeHook: (@Sendable (MonitorLoop.LeadingEdge) -> Void)?
     #endif
 
     /// Opens the socket again when `reopenAt` has come; true when it did.

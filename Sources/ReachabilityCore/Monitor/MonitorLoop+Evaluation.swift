@@ -24,11 +24,16 @@ extension MonitorLoop {
     /// flush them, and a tun device loses IFF_LOWER_UP a millisecond before
     /// its operstate follows. An answer read in between is a moment of that
     /// sequence, not a state, so:
-    /// - on a burst's leading edge (`leadingEdge`), an answer is published
-    ///   only when no address is routed over a link that cannot carry packets
-    ///   now; the others wait for the evaluation after the burst. Nothing is
-    ///   published there while an interface is coming up (carrier, operstate
-    ///   not yet): `availableInterfaces` may be about to gain it;
+    /// - on a burst's leading edge (`edge`: a link's state change, or route
+    ///   messages), an answer is published only when no address is routed
+    ///   over a link that cannot carry packets now; the others wait for the
+    ///   evaluation after the burst. Nothing is published there while an
+    ///   interface is coming up (carrier, operstate not yet):
+    ///   `availableInterfaces` may be about to gain it. On an edge of route
+    ///   messages alone (`.route`), only a reachable answer is: a route
+    ///   removed may be the first half of a replacement (a daemon's delete
+    ///   and add), so a path lost waits for the burst to go quiet, while a
+    ///   path found (a default route replaced or added) is one now;
     /// - an answer with a route over a link that is administratively down
     ///   (which the kernel is about to flush) is held back and read again
     ///   shortly, for at most `maximumSettleTime`;
@@ -39,7 +44,8 @@ extension MonitorLoop {
     ///   one change, not `[va]` and then `[va, vb]`, nor a moment of not
     ///   reachable on the link itself.
     @discardableResult
-    func evaluate(_ dirty: Dirty, leadingEdge: Bool = false) -> Bool {
+    func evaluate(_ dirty: Dirty, edge: LeadingEdge? = nil) -> Bool {
+        let leadingEdge = edge != nil
         var changes: [(index: Int, change: ReachabilityChange)] = []
         /// The path facts read this round, when they were.
         var fresh: ReachabilityEvaluator.PathFacts?
@@ -61,6 +67,7 @@ extension MonitorLoop {
             guard touched || factsMoved else { continue }
             let evaluation = evaluateTarget(index)
             if leadingEdge && !evaluation.isFinalOnLeadingEdge { continue }
+            if edge == .route && !evaluation.status.isReachable { continue }
             if holdWhileLinkGoesDown(index, item, evaluation) { continue }
             let key = ResultKey(evaluation)
             // The same answer over another set of interfaces is a change (NWPath's).
@@ -190,7 +197,7 @@ extension MonitorLoop {
 
 extension TargetEvaluation {
     /// No error, and no address routed over a link that cannot carry packets
-    /// now (see `MonitorLoop.evaluate(_:leadingEdge:)`).
+    /// now (see `MonitorLoop.evaluate(_:edge:)`).
     var isFinalOnLeadingEdge: Bool {
         error == nil && addresses.allSatisfy { $0.link?.isOperational ?? true }
     }

@@ -152,7 +152,7 @@ final class MonitorLoop: @unchecked Sendable {
                 if ready.failed {
                     source.fail(&burst)
                 } else {
-                    burst = source.drainBurst { leadingEdge() }
+                    burst = source.drainBurst { leadingEdge($0) }
                 }
                 record(burst)
                 merge(burst.dirty, into: &dirty)
@@ -175,14 +175,25 @@ final class MonitorLoop: @unchecked Sendable {
         }
     }
 
-    /// A link's own state change is evaluated as soon as it is read;
-    /// `evaluate(_:leadingEdge:)` holds back any answer the rest of the burst
-    /// may still change, and what it publishes reaches callbacks on this
-    /// thread now, not once the burst has gone quiet.
-    private func leadingEdge() {
+    /// What made a burst be evaluated before it went quiet (`EventSource.drainBurst`).
+    enum LeadingEdge {
+        /// A link's own state change, or route messages in a burst that
+        /// changed a link (its routes being flushed): any final answer is published.
+        case link
+        /// Route messages alone: only a path found is published at once (a
+        /// route removed may be the first half of a replacement, so a path
+        /// lost waits for the burst to go quiet).
+        case route
+    }
+
+    /// A link's own state change, or a route change, is evaluated as soon as
+    /// it is read; `evaluate(_:edge:)` holds back any answer the rest of the
+    /// burst may still change, and what it publishes reaches callbacks on
+    /// this thread now, not once the burst has gone quiet.
+    private func leadingEdge(_ edge: LeadingEdge) {
         var all = Dirty()
         all.markAll()
-        evaluate(all, leadingEdge: true)
+        evaluate(all, edge: edge)
         core.runInlineCallbacks()
     }
 
