@@ -31,20 +31,26 @@ final class FaultTests: NamespaceTestCase {
 
     /// The event socket fails with an errno reading cannot fix: the monitor
     /// closes it, opens another (`recoveries`), evaluates every target, and
-    /// keeps reporting changes through the new socket.
+    /// keeps reporting changes through the new socket. Setting va up is one
+    /// change once vb's operstate has followed, a lag that reached 20 ms (the
+    /// default `maximumSettleTime`) in a loaded run: that run saw a second
+    /// change for it and counted it as the next step's (issue 39), so the
+    /// bound here is one a loaded machine stays within, as in MonitorTests.
     func testAnUnexpectedErrnoOnTheEventSocketOpensANewOne() throws {
         let ns = try makeNamespace()
         ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
         let target = Target.address(IPAddress("10.1.0.7")!)
-        let (monitor, recorder) = try startMonitor(ns, [target])
+        let (monitor, recorder) = try startMonitor(ns, [target]) { $0.maximumSettleTime = .seconds(1) }
         for (step, error) in [EIO, ENOMEM, EFAULT].enumerated() {
             let port = try XCTUnwrap(monitor.eventPortID)
             creach_nl_inject_recv_error(port, error, 1)
             defer { creach_nl_inject_recv_error(0, 0, 0) }
             let up = step % 2 == 1
             ns.run("link set va \(up ? "up" : "down")")    // the datagram the failed read would have returned
-            XCTAssertTrue(recorder.wait(timeout: 5) { $0.filter { !$0.isInitial }.count == step + 1 },
+            XCTAssertTrue(recorder.wait(timeout: 5) { $0.filter { !$0.isInitial }.count >= step + 1 },
                           "errno \(error): the change was lost")
+            XCTAssertEqual(recorder.nonInitial.count, step + 1,
+                           "errno \(error): \(recorder.nonInitial.map { "\($0.status) \($0.evaluation.availableInterfaces)" })")
             XCTAssertEqual(recorder.nonInitial.last?.isReachable, up, "errno \(error)")
             XCTAssertEqual(monitor.counters.recoveries, UInt64(step + 1), "errno \(error): \(monitor.counters)")
             XCTAssertNotEqual(monitor.eventPortID, port, "errno \(error): still the failed socket")

@@ -102,7 +102,7 @@ final class PrivilegeTests: NamespaceTestCase {
         XCTAssertEqual(fallbackAnswer["transport"] as? String, "tcp-connect")
         XCTAssertTrue((fallbackAnswer["fallback"] as? String ?? "").hasPrefix("no CAP_NET_RAW"), "\(fallbackAnswer)")
         XCTAssertEqual(fallbackAnswer["outcome"] as? String, "answered")
-        XCTAssertGreaterThanOrEqual(listener.accepted, 2, "both connects reached the listener")
+        XCTAssertGreaterThanOrEqual(listener.waitForAccepted(2), 2, "both connects reached the listener")
     }
 
     /// ICMP without privileges falls back to a TCP connect; a reset (nothing

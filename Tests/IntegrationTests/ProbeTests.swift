@@ -141,7 +141,7 @@ final class ProbeTests: NamespaceTestCase {
         XCTAssertEqual(tcpObject["outcome"] as? String, "answered")
         let reason = try XCTUnwrap(tcpObject["fallback"] as? String)
         XCTAssertTrue(reason.contains("no CAP_NET_RAW") && reason.contains("ping_group_range 1 0"), reason)
-        XCTAssertTrue(eventually { listener.accepted == 1 }, "the fallback connected to the listener: \(listener.accepted)")
+        XCTAssertEqual(listener.waitForAccepted(1), 1, "the fallback connected to the listener")
 
         try uplink.client.setSysctl("net.ipv4.ping_group_range", "0\t0")
         for target in ["10.9.0.2", "fd09::2"] {
@@ -166,7 +166,7 @@ final class ProbeTests: NamespaceTestCase {
         XCTAssertEqual(open.outcome, .answered)
         XCTAssertEqual(open.port, listener.port)
         XCTAssertNotNil(open.roundTrip)
-        XCTAssertTrue(eventually { listener.accepted == 1 }, "accepted \(listener.accepted)")
+        XCTAssertEqual(listener.waitForAccepted(1), 1, "accepted")
         let closedPort: UInt16 = listener.port == 9 ? 10 : 9
         let closed = try prober.probe(IPAddress("fd09::2")!, method: .tcp(port: closedPort), options: options())
         XCTAssertEqual(closed.outcome, .refused)

@@ -235,20 +235,57 @@ final class TCPResponder: @unchecked Sendable {
     let address: String
     /// The bound port (the kernel's choice when 0 was asked).
     let port: UInt16
-    private let count = ResponderLocked(0)
+    private let count = AcceptCount()
     private let server: ResponderServer
 
     /// Connections accepted so far (each is counted before it is closed).
-    var accepted: Int { count.current }
+    /// A client's connect returns once the kernel has queued the connection,
+    /// before this thread accepts it: after a client is done, wait with
+    /// `waitForAccepted(_:)` (PrivilegeTests once read 1 of 2, issue 39).
+    var accepted: Int { count.value }
 
-    init(in namespace: TestNamespace, address: String, port: UInt16 = 0) throws {
+    /// Waits until at least `connections` were accepted (or `timeout` passed);
+    /// returns how many were.
+    func waitForAccepted(_ connections: Int, timeout: TimeInterval = 5) -> Int {
+        count.wait(for: connections, until: Date().addingTimeInterval(timeout))
+    }
+
+    /// The count, and a condition its waiters sleep on.
+    private final class AcceptCount: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var count = 0
+
+        var value: Int {
+            condition.lock()
+            defer { condition.unlock() }
+            return count
+        }
+
+        func increment() {
+            condition.lock()
+            count += 1
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func wait(for target: Int, until deadline: Date) -> Int {
+            condition.lock()
+            defer { condition.unlock() }
+            while count < target && condition.wait(until: deadline) {}
+            return count
+        }
+    }
+
+    /// `acceptGate`: the thread accepts nothing until it is signalled (tests of the responder).
+    init(in namespace: TestNamespace, address: String, port: UInt16 = 0, acceptGate: DispatchSemaphore? = nil) throws {
         self.address = address
         let count = self.count
         server = try ResponderServer(in: namespace, address: address, port: port, type: SOCK_STREAM) { server in
+            acceptGate?.wait()
             while !server.isStopping {
                 guard ResponderSocket.wait(server.fd) != 0 else { continue }
                 while let connection = server.acceptConnection() {
-                    count.withLock { $0 += 1 }
+                    count.increment()
                     close(connection)
                 }
             }
@@ -830,6 +867,20 @@ final class ResponderSelfTests: NamespaceTestCase {
         let (bytes, error) = readAll(fd)
         XCTAssertEqual(error, 0, "read: \(String(cString: strerror(error)))")
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Why `accepted` is waited for: a client's connect returns as soon as
+    /// the kernel has queued the connection, before the responder's thread
+    /// accepts it (PrivilegeTests read 1 of 2 once, in a loaded run).
+    func testAClientsConnectReturnsBeforeTheResponderAcceptsIt() throws {
+        let ns = try makeNamespace()
+        let gate = DispatchSemaphore(value: 0)
+        let responder = try TCPResponder(in: ns, address: "127.0.0.1", acceptGate: gate)
+        let fd = try client(ns, "127.0.0.1", responder.port)
+        defer { close(fd) }
+        XCTAssertEqual(responder.accepted, 0, "connected, and not accepted yet")
+        gate.signal()
+        XCTAssertEqual(responder.waitForAccepted(1), 1)
     }
 
     func testTCPResponderAcceptsAndClosesOverIPv4AndIPv6() throws {

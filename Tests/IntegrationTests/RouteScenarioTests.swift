@@ -401,6 +401,7 @@ final class RouteScenarioTests: NamespaceTestCase {
     private func buildLANv6(_ ns: TestNamespace, file: StaticString = #filePath, line: UInt = #line) {
         buildLAN(ns, file: file, line: line)
         ns.run("-6 addr add 2001:db8:1::1/64 dev va nodad", file: file, line: line)
+        ns.waitForLocalRoute("2001:db8:1::1", file: file, line: line)
     }
 
     func testIPv6OnLinkAndLocal() throws {

@@ -327,6 +327,26 @@ final class TestNamespace: @unchecked Sendable {
         return true
     }
 
+    /// Waits until the kernel routes `address` (one of this namespace's IPv6
+    /// addresses) as `local`: an address added with `nodad` gets its local
+    /// route from the DAD work, a kworker's, a moment after `ip addr add`
+    /// returns (RouteScenarioTests read the on-link route once, in a loaded run).
+    @discardableResult
+    func waitForLocalRoute(_ address: String, timeout: TimeInterval = 5, file: StaticString = #filePath,
+                           line: UInt = #line) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        var answer = routeGet(address, file: file, line: line)
+        while answer.type != "local" {
+            if Date() > deadline {
+                XCTFail("\(address) never became local within \(timeout)s: \(answer.raw)", file: file, line: line)
+                return false
+            }
+            Thread.sleep(forTimeInterval: 0.002)
+            answer = routeGet(address, file: file, line: line)
+        }
+        return true
+    }
+
     /// Waits until DEV's operstate is `state` (`UP`, `DOWN`, `LOWERLAYERDOWN`, `UNKNOWN`).
     @discardableResult
     func waitForState(_ device: String, _ state: String, file: StaticString = #filePath, line: UInt = #line) -> Bool {
