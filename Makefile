@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test test-repeat compat-surface check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all help bench-instructions setup build run test test-repeat compat-surface check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
 
 all: build
 
@@ -37,6 +37,7 @@ help:
 	  "make fuzz           libFuzzer on every C parser (FUZZ_SECONDS each)" \
 	  "make fuzz-smoke     a short fuzz run from the committed corpus" \
 	  "make bench          all benchmarks and docs/benchmarks (root)" \
+	  "make bench-latency  change latency by target kind against issue 41's budget (root)" \
 	  "make bench-check    the allocation thresholds CI gates" \
 	  "make bench-instructions  hot-path instructions per call against REV (callgrind)" \
 	  "make bench-startup  start-up and RSS beside GLib's GNetworkMonitor (root)" \
@@ -343,6 +344,24 @@ bench: setup bench-startup
 		--format histogramPercentiles --path .results
 	cd Benchmarks && $(SWIFT) run -c release Monitor --glib .results/glib-monitor --output .results/monitor.json
 	python3 Benchmarks/report.py $(BENCH_RESULTS) docs/benchmarks
+
+# Issue 41's budget at the observer for every kind of target (an address, a
+# host name, `internet`) and every delivery (the monitor's thread, a queue, the
+# stream, `reach watch`): LATENCY_FLAPS link flaps and as many default-route
+# moves each, alone (the Monitor benchmark's `targets` mode; root: it makes
+# network namespaces). The `reach` is the one `bench` uses: the static build
+# when no source is newer, else a release build made then.
+LATENCY_FLAPS ?= 100
+bench-latency: setup
+	mkdir -p $(BENCH_RESULTS) docs/benchmarks
+	cd Benchmarks && $(SWIFT) run -c release Monitor targets --flaps $(LATENCY_FLAPS) \
+		--route-changes $(LATENCY_FLAPS) --output .results/monitor-targets.json
+	{ echo "# Latency at the observer, by target kind"; echo; \
+	  echo "Made by \`make bench-latency\` on $$(uname -srm), $$(nproc) CPUs, $$(date -u +%F); medians over $(LATENCY_FLAPS) flaps (and default-route moves each way), ms above the kernel's first message."; \
+	  echo; python3 Benchmarks/report.py --targets $(BENCH_RESULTS)/monitor-targets.json; \
+	} > docs/benchmarks/latency-targets.md.tmp || { rm -f docs/benchmarks/latency-targets.md.tmp; false; }
+	mv docs/benchmarks/latency-targets.md.tmp docs/benchmarks/latency-targets.md
+	cat docs/benchmarks/latency-targets.md
 
 # Instructions per call of the decision tables and per evaluation, this tree
 # against git revision REV (default HEAD~1), counted by callgrind: a change

@@ -9,17 +9,22 @@
 //      thread, one on a Dispatch queue, the `changes()` stream, and the lines
 //      of `reach watch --json`; link flaps again over background route churn
 //      (settleTime 5 ms, maximumSettleTime 50 ms), and with settleTime 0;
+//      with `targets`, the same changes for each kind of target (an address,
+//      a host name, the internet) and each delivery of the engine (issue 41);
 //   2. start-to-first-answer and RSS of a fresh process against 0, 10k and
 //      100k routes (and after 1000 route changes);
 //   3. CPU of this process to absorb a burst of 100k route notifications.
 //
 //   Monitor [--flaps N] [--route-changes N] [--churn-flaps N] [--churn-interval-us N]
 //           [--reach PATH | --no-reach] [--quick] [--latency-only] [--glib GLIB-MONITOR] --output PATH.json
+//   Monitor targets [--flaps N] [--route-changes N] [--reach PATH | --no-reach] --output PATH.json
 //   Monitor child-rss --netns NAME          (internal: one sample of 2.)
 //
-// Every namespace is `reach-bench-<pid>-<n>` and is deleted before exiting,
-// on success, on failure and on SIGINT/SIGTERM. No packet is sent: the
-// monitor only asks the kernel's FIB.
+// Every namespace is `reach-bench-<pid>-<n>`, with a hosts file of its own
+// (/etc/netns/<name>/hosts, for the host-name targets); both are deleted
+// before exiting, on success, on failure and on SIGINT/SIGTERM. No packet is
+// sent: the monitor only asks the kernel's FIB, and the names resolve from
+// that file.
 
 import CBenchLimits
 import Dispatch
@@ -261,6 +266,7 @@ final class Namespaces: Sendable {
         }
         try run(ipPath, ["netns", "add", name])
         state.withLock { $0.names.append(name) }
+        try writeHosts(for: name)
         for (key, value) in [("ipv6/conf/default/addr_gen_mode", "1"), ("ipv6/conf/default/router_solicitations", "0"),
                              ("ipv6/conf/default/accept_dad", "0")] {
             _ = try? onThreadInside(name) {   // best effort: a kernel without IPv6 has no such files
@@ -297,6 +303,27 @@ final class Namespaces: Sendable {
         return name
     }
 
+    /// /etc/netns/NAME/hosts: what `ip netns exec` (so `reach watch`) and the
+    /// engine's resolver threads see as /etc/hosts in the namespace, so that
+    /// the host-name targets resolve from a file, with no name server asked.
+    /// Written once the name is recorded, so that `delete` removes it however
+    /// the run ends.
+    private func writeHosts(for name: String) throws {
+        let directory = Namespaces.configurationDirectory(name)
+        let lines = ["127.0.0.1 localhost", "::1 localhost ip6-localhost ip6-loopback"]
+            + TargetKind.hostsLines
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try (lines.joined(separator: "\n") + "\n").write(toFile: directory + "/hosts", atomically: true,
+                                                              encoding: .utf8)
+        } catch {
+            throw BenchmarkError("cannot write \(directory)/hosts: \(error)")
+        }
+    }
+
+    /// Where `ip netns exec` looks for the namespace's own /etc files.
+    static func configurationDirectory(_ name: String) -> String { "/etc/netns/" + name }
+
     /// Polls (up to 5 s) until `device` in `namespace` is operationally up.
     private func waitUntilUp(_ device: String, in namespace: String) throws {
         let deadline = Date().addingTimeInterval(5)
@@ -317,6 +344,15 @@ final class Namespaces: Sendable {
         guard owned else { return }
         if let result = try? RunningCommand(ipPath, ["netns", "delete", name]).wait(), result.status != 0 {
             log("warning: `ip netns delete \(name)` exited \(result.status): \(result.stderr)")
+        }
+        // `ip netns delete` leaves /etc/netns/NAME behind.
+        let directory = Namespaces.configurationDirectory(name)
+        if FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.removeItem(atPath: directory)
+            } catch {
+                log("warning: cannot remove \(directory): \(error)")
+            }
         }
     }
 
@@ -412,6 +448,10 @@ enum NetlinkGroup: UInt32 {
 final class KernelListener: @unchecked Sendable {
     private let condition = NSCondition()
     private var stamps: [UInt64] = []
+    /// Whether each stamped message announced a default route of the main
+    /// table: a step that adds one right after a link change must not take
+    /// that change's messages, stamped a moment late, for its own.
+    private var defaultRoutes: [Bool] = []
     private var stopping = false
     private let finished = DispatchSemaphore(value: 0)
     private let fd: Int32
@@ -445,6 +485,11 @@ final class KernelListener: @unchecked Sendable {
                 condition.lock()
                 if stamp != 0, stamp != .max {
                     stamps.append(stamp)
+                    // struct nlmsghdr (type at 4), then struct rtmsg (dst_len at 17, table at 20).
+                    let type = buffer.loadUnaligned(fromByteOffset: 4, as: UInt16.self)
+                    let prefixLength = buffer.load(fromByteOffset: 17, as: UInt8.self)
+                    let table = buffer.load(fromByteOffset: 20, as: UInt8.self)
+                    defaultRoutes.append(type == 24 /* RTM_NEWROUTE */ && prefixLength == 0 && table == 254 /* main */)
                     condition.broadcast()
                 }
                 let done = stopping || stamp == .max
@@ -454,14 +499,18 @@ final class KernelListener: @unchecked Sendable {
         }.start()
     }
 
-    /// The first message stamped at or after `t0`, waiting up to `timeout` seconds.
-    func first(after t0: UInt64, timeout: Double) -> UInt64? {
+    /// The first message stamped at or after `t0` (only a default route's
+    /// when told), waiting up to `timeout` seconds.
+    func first(after t0: UInt64, timeout: Double, defaultRouteOnly: Bool = false) -> UInt64? {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()
         defer { condition.unlock() }
+        func found() -> UInt64? {
+            stamps.indices.first { stamps[$0] >= t0 && (!defaultRouteOnly || defaultRoutes[$0]) }.map { stamps[$0] }
+        }
         while true {
-            if let stamp = stamps.first(where: { $0 >= t0 }) { return stamp }
-            if !condition.wait(until: deadline) { return stamps.first { $0 >= t0 } }
+            if let stamp = found() { return stamp }
+            if !condition.wait(until: deadline) { return found() }
         }
     }
 
@@ -681,12 +730,13 @@ final class Observer {
     private var reachability: SCNetworkReachability?
     private var pathMonitor: NWPathMonitor?
 
-    init(_ kind: DeliveryKind, of change: ChangeKind, namespace: String, configuration: ReachabilityMonitor.Configuration,
-         reach: String?) throws {
+    init(_ kind: DeliveryKind, of change: ChangeKind, target: TargetKind, namespace: String,
+         configuration: ReachabilityMonitor.Configuration, reach: String?) throws {
         let recorder = recorder
+        let argument = target.reachArgument(for: change)
         if kind == .reachWatch {
             guard let reach else { throw BenchmarkError("reach_watch needs a reach executable (--reach)") }
-            watch = try ReachWatch(executable: reach, namespace: namespace, target: change.reachArgument, into: recorder)
+            watch = try ReachWatch(executable: reach, namespace: namespace, target: argument, into: recorder)
             return
         }
         if kind == .internetDispatch {
@@ -708,8 +758,8 @@ final class Observer {
             // The compat views have no stamp of the monitor's: theirs is the receipt's.
             CompatEnvironment.namespace = .named(namespace)
             if kind == .scCallback {
-                guard let reachability = SCNetworkReachabilityCreateWithName(nil, change.reachArgument) else {
-                    throw BenchmarkError("SCNetworkReachabilityCreateWithName(\(change.reachArgument)): \(SCError())")
+                guard let reachability = SCNetworkReachabilityCreateWithName(nil, argument) else {
+                    throw BenchmarkError("SCNetworkReachabilityCreateWithName(\(argument)): \(SCError())")
                 }
                 SCNetworkReachabilitySetCallback(reachability, { _, flags, _ in
                     let received = monotonicNanoseconds()
@@ -745,7 +795,7 @@ final class Observer {
             }
             return
         }
-        let monitor = try ReachabilityMonitor(targets: [change.target], namespace: .named(namespace),
+        let monitor = try ReachabilityMonitor(targets: [target.target(for: change)], namespace: .named(namespace),
                                               configuration: configuration)
         self.monitor = monitor
         switch kind {
@@ -787,9 +837,11 @@ final class Observer {
 
 /// One step of a change: what is done to the namespace, and the answer it brings.
 enum Step: String, CaseIterable, Sendable {
-    /// va down: 10.1.0.7 (on va's prefix) becomes unreachable.
+    /// va down: 10.1.0.7 (on va's prefix) becomes unreachable, and so does
+    /// the internet (the kernel takes the default route away with va).
     case down
-    /// va up again: reachable.
+    /// va up again: 10.1.0.7 reachable; the internet once the default route
+    /// is added back (`ChangeKind.perform`).
     case up
     /// The default route moved from va to vc: the internet is reached over vc.
     case away
@@ -800,17 +852,20 @@ enum Step: String, CaseIterable, Sendable {
 /// What changes under the monitor, a cycle of steps, announced by the kernel
 /// in the netlink groups the kernel listener joins.
 enum ChangeKind: String, Sendable {
-    /// IFF_UP of va flipped by ioctl (down, up), watching 10.1.0.7.
+    /// IFF_UP of va flipped by ioctl (down, up), watching 10.1.0.7 unless told.
     case link
     /// `ip route replace default` from va's gateway to vc's and back, watching
-    /// the internet: its interface changes.
+    /// the internet unless told: its interface changes.
     case route
 
     var steps: [Step] { self == .link ? [.down, .up] : [.away, .back] }
-    var target: Target { self == .link ? probe : .internet }
-    /// The same target as `reach` takes it.
-    var reachArgument: String { self == .link ? "10.1.0.7" : "internet" }
-    var groups: Set<NetlinkGroup> { self == .link ? [.link] : [.ipv4Route] }
+    /// The target of the full run's figures (and of those from before issue 41).
+    var defaultTarget: TargetKind { self == .link ? .address : .internet }
+    /// The groups whose first message starts a step's clock: for `internet`
+    /// under link flaps, the IPv4 routes' too (its `up` is the default route's return).
+    func groups(for target: TargetKind) -> Set<NetlinkGroup> {
+        self == .link ? (target == .internet ? [.link, .ipv4Route] : [.link]) : [.ipv4Route]
+    }
 
     func makeNamespace() throws -> String {
         self == .link ? try Namespaces.shared.createWithUplink() : try Namespaces.shared.createWithTwoUplinks()
@@ -832,17 +887,76 @@ enum ChangeKind: String, Sendable {
         }
     }
 
-    /// Makes `step` happen; returns CLOCK_MONOTONIC just before.
-    func perform(_ step: Step, in namespace: String, control: Int32) throws -> UInt64 {
+    /// Whether the clock of `step` starts at a default route's message rather
+    /// than at the first message of any kind (`perform`: the internet's `up`).
+    func startsWithDefaultRoute(_ step: Step, target: TargetKind) -> Bool {
+        self == .link && step == .up && target == .internet
+    }
+
+    /// Makes `step` happen for an observer of `target`; returns CLOCK_MONOTONIC
+    /// just before what brings its answer.
+    func perform(_ step: Step, in namespace: String, control: Int32, target: TargetKind) throws -> UInt64 {
         switch step {
         case .down, .up:
-            return try setLink("va", up: step == .up, socket: control)
+            let start = try setLink("va", up: step == .up, socket: control)
+            guard step == .up, target == .internet else { return start }
+            // Taking va down took the default route with it, and va's return
+            // brings back only its prefix: the internet stays unreachable until
+            // the route is added again, as a gateway's DHCP client or network
+            // manager would. Its answer comes with that route, so its clock
+            // starts there (at `ip`'s start, as for a route change; the kernel's
+            // first message is that route's: `startsWithDefaultRoute`), and the
+            // next flap takes a default route down again.
+            let routeStart = monotonicNanoseconds()
+            try ip(namespace, "route add default via 10.1.0.254")
+            return routeStart
         case .away, .back:
             // `ip` takes a few milliseconds to start, before the change: they
             // count in the action → kernel figure, not in any latency.
             let start = monotonicNanoseconds()
             try ip(namespace, "route replace default via \(step == .away ? "10.2.0.254" : "10.1.0.254")")
             return start
+        }
+    }
+}
+
+/// What kind of target the observer watches (issue 41: the budget holds for
+/// each). Each kind of change has its own address, one the change moves: on
+/// va's prefix for a link flap, off-link (behind the default route) for a
+/// route change.
+enum TargetKind: String, CaseIterable, Sendable {
+    /// One FIB lookup.
+    case address
+    /// A name that resolves to that address (the namespace's hosts file):
+    /// its first answer comes after its first lookup.
+    case host
+    /// `.internet`: the default route of each family.
+    case internet
+
+    /// The address each change moves; documentation's range (RFC 5737) for
+    /// the off-link one, which only the default route covers.
+    static func address(for change: ChangeKind) -> String { change == .link ? "10.1.0.7" : "198.51.100.7" }
+    static func hostName(for change: ChangeKind) -> String {
+        change == .link ? "reach-bench-near" : "reach-bench-far"
+    }
+
+    /// Every namespace's hosts file gives both names.
+    static let hostsLines = [ChangeKind.link, .route].map { "\(address(for: $0)) \(hostName(for: $0))" }
+
+    func target(for change: ChangeKind) -> Target {
+        switch self {
+        case .address: return .address(IPAddress(TargetKind.address(for: change))!)
+        case .host: return .host(TargetKind.hostName(for: change))
+        case .internet: return .internet
+        }
+    }
+
+    /// The same target as `reach` (and `SCNetworkReachabilityCreateWithName`) takes it.
+    func reachArgument(for change: ChangeKind) -> String {
+        switch self {
+        case .address: return TargetKind.address(for: change)
+        case .host: return TargetKind.hostName(for: change)
+        case .internet: return "internet"
         }
     }
 }
@@ -967,25 +1081,28 @@ struct DeliveryResult {
 }
 
 /// `cycles` cycles of `change` (each step once, 5 ms apart) under one
-/// observer of `kind` whose monitor has `configuration` (`reach` has the
+/// observer of `kind` that watches `target` (the change's default target
+/// unless told) and whose monitor has `configuration` (`reach` has the
 /// defaults), with route churn when given.
-func measureDelivery(_ change: ChangeKind, via kind: DeliveryKind, cycles: Int,
+func measureDelivery(_ change: ChangeKind, target: TargetKind? = nil, via kind: DeliveryKind, cycles: Int,
                      configuration: ReachabilityMonitor.Configuration = .init(), churn: Churn? = nil,
                      reach: String? = nil) throws -> DeliveryResult {
+    let target = target ?? change.defaultTarget
     let namespace = try change.makeNamespace()
     defer { Namespaces.shared.delete(namespace) }
     let control = try linkControlSocket(namespace)
     defer { close(control) }
-    let kernel = try KernelListener(namespace: namespace, groups: change.groups)
+    let kernel = try KernelListener(namespace: namespace, groups: change.groups(for: target))
     defer { kernel.stop() }
-    let observer = try Observer(kind, of: change, namespace: namespace, configuration: configuration, reach: reach)
+    let observer = try Observer(kind, of: change, target: target, namespace: namespace, configuration: configuration,
+                                reach: reach)
     defer { observer.stop() }
     let recorder = observer.recorder
     guard let initial = recorder.first(from: 0, timeout: 10, where: \.isInitial) else {
-        throw BenchmarkError("\(kind.rawValue): no initial state within 10 s")
+        throw BenchmarkError("\(kind.rawValue) of \(target.reachArgument(for: change)): no initial state within 10 s")
     }
     guard change.isStartingState(initial) else {
-        throw BenchmarkError("\(change.reachArgument) does not start reachable over va: \(initial)")
+        throw BenchmarkError("\(target.reachArgument(for: change)) does not start reachable over va: \(initial)")
     }
     usleep(50_000)   // let the set-up's notifications pass
     let churner = try churn.map { try RouteChurn(namespace: namespace, churn: $0) }
@@ -998,13 +1115,15 @@ func measureDelivery(_ change: ChangeKind, via kind: DeliveryKind, cycles: Int,
         for step in change.steps {
             if case .steady = churn { usleep(UInt32.random(in: 0 ... longestBurst)) }
             let start = recorder.count
-            let t0 = try change.perform(step, in: namespace, control: control)
+            let t0 = try change.perform(step, in: namespace, control: control, target: target)
             if case .following = churn { churner?.startTrain() }
             guard let delivery = recorder.first(from: start, timeout: 3, where: { change.isAnswer($0, to: step) }) else {
-                throw BenchmarkError("\(change.rawValue) cycle \(cycle + 1): \(kind.rawValue) received no answer to "
-                    + "\(step.rawValue) within 3 s (counters \(observer.counters))")
+                throw BenchmarkError("\(change.rawValue) cycle \(cycle + 1): \(kind.rawValue) of "
+                    + "\(target.reachArgument(for: change)) received no answer to \(step.rawValue) within 3 s "
+                    + "(counters \(observer.counters))")
             }
-            guard let first = kernel.first(after: t0, timeout: 2) else {
+            guard let first = kernel.first(after: t0, timeout: 2,
+                                           defaultRouteOnly: change.startsWithDefaultRoute(step, target: target)) else {
                 throw BenchmarkError("\(change.rawValue) cycle \(cycle + 1): the listener saw no message")
             }
             result.kernel.append(milliseconds(first &- t0))
@@ -1274,6 +1393,7 @@ struct MonitorBenchmark {
             usage: Monitor [--flaps N (default 100)] [--route-changes N (default: as --flaps)]
                            [--churn-flaps N (default 50)] [--churn-interval-us N (default 1000)]
                            [--reach PATH | --no-reach] [--quick] [--latency-only] [--glib GLIB-MONITOR] --output PATH.json
+                   Monitor targets [--flaps N] [--route-changes N] [--reach PATH | --no-reach] --output PATH.json
             """
 
         init(_ arguments: [String]) {
@@ -1311,6 +1431,10 @@ struct MonitorBenchmark {
             do { try childRSS(namespace: arguments[2]) } catch { fail("child-rss: \(error)") }
             exit(0)
         }
+        if arguments.first == "targets" {
+            runTargets(TargetsOptions(Array(arguments.dropFirst())))
+            exit(0)
+        }
 
         let options = Options(arguments)
         guard let output = options.output else { fail(Options.usage) }
@@ -1320,14 +1444,7 @@ struct MonitorBenchmark {
         let churnFlapCount = options.churnFlaps ?? (options.quick ? 10 : 50)
         let routeCounts = options.latencyOnly ? [] : options.quick ? [0, 10_000] : [0, 10_000, 100_000]
 
-        // Ctrl-C or a kill: delete the namespaces first.
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { fail("signal \(signalNumber)") }
-            source.resume()
-            signalSources.append(source)
-        }
+        deleteNamespacesOnSignals()
         defer { Namespaces.shared.deleteAll() }
 
         let began = Date()
@@ -1450,20 +1567,6 @@ struct MonitorBenchmark {
             log("  listener stamped after the change (left out): \(latency.lateListener), with settleTime 0: \(immediate.lateListener)")
             log("change latency where the observer receives it (ms above the kernel's first message; median / p99):")
             log("  change          delivered by      monitor's stamp      received              extra  left out")
-            func summarise(_ label: String, _ steps: [Step], _ results: [DeliveryKind: DeliveryResult]) {
-                for kind in DeliveryKind.allCases {
-                    guard let result = results[kind] else { continue }
-                    for step in steps {
-                        let evaluation = result.evaluation[step, default: []], delivery = result.delivery[step, default: []]
-                        let name = "\(label) \(step.rawValue)", by = kind.rawValue
-                        log("  " + name.padding(toLength: 16, withPad: " ", startingAt: 0)
-                            + by.padding(toLength: 16, withPad: " ", startingAt: 0)
-                            + String(format: "%8.3f / %8.3f  %8.3f / %8.3f  %5d  %d", median(evaluation),
-                                     percentile(evaluation, 0.99), median(delivery), percentile(delivery, 0.99),
-                                     result.extraChanges, result.lateListener))
-                    }
-                }
-            }
             summarise("link", [.down, .up], deliveries[.link]!)
             summarise("route", [.away, .back], deliveries[.route]!)
             summarise("churn", [.down, .up], churnResults["link_churn"]!)
@@ -1488,6 +1591,143 @@ struct MonitorBenchmark {
         } catch {
             fail("\(error)")
         }
+    }
+}
+
+/// Ctrl-C or a kill: delete the namespaces (and their hosts files) first.
+func deleteNamespacesOnSignals() {
+    for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+        signal(signalNumber, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+        source.setEventHandler { fail("signal \(signalNumber)") }
+        source.resume()
+        signalSources.append(source)
+    }
+}
+
+/// The summary's lines of one change: per delivery kind and step, the
+/// monitor's stamp and the receipt (median / p99), extra changes, left out.
+func summarise(_ label: String, _ steps: [Step], _ results: [DeliveryKind: DeliveryResult], width: Int = 16) {
+    for kind in DeliveryKind.allCases {
+        guard let result = results[kind] else { continue }
+        for step in steps {
+            let evaluation = result.evaluation[step, default: []], delivery = result.delivery[step, default: []]
+            let name = "\(label) \(step.rawValue)", by = kind.rawValue
+            log("  " + name.padding(toLength: width, withPad: " ", startingAt: 0)
+                + by.padding(toLength: 16, withPad: " ", startingAt: 0)
+                + String(format: "%8.3f / %8.3f  %8.3f / %8.3f  %5d  %d", median(evaluation),
+                         percentile(evaluation, 0.99), median(delivery), percentile(delivery, 0.99),
+                         result.extraChanges, result.lateListener))
+        }
+    }
+}
+
+// MARK: - Each kind of target (issue 41)
+
+/// What `Monitor targets` takes.
+struct TargetsOptions {
+    var flaps = 100
+    var routeChanges: Int?
+    var reach: String?
+    var withReach = true
+    var output: String?
+
+    static let usage = """
+        usage: Monitor targets [--flaps N (default 100)] [--route-changes N (default: as --flaps)]
+                               [--reach PATH | --no-reach] --output PATH.json
+        """
+
+    init(_ arguments: [String]) {
+        var rest = arguments[...]
+        func count(_ name: String) -> Int {
+            guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { fail("\(name) needs a positive number") }
+            return value
+        }
+        func path(_ name: String) -> String {
+            guard let value = rest.popFirst() else { fail("\(name) needs a path") }
+            return value
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--flaps": flaps = count(argument)
+            case "--route-changes": routeChanges = count(argument)
+            case "--reach": reach = path(argument)
+            case "--no-reach": withReach = false
+            case "--output": output = path(argument)
+            default: fail("unknown argument \(argument)\n" + TargetsOptions.usage)
+            }
+        }
+    }
+}
+
+/// Issue 41's budget holds for each kind of target and each delivery of the
+/// engine: the changes of 1. (link flaps, the default route moved) for an
+/// address, a host name and the internet, each under an observer of its own
+/// (`onChange` on the monitor's thread, on a queue, the stream, `reach watch`).
+func runTargets(_ options: TargetsOptions) {
+    guard let output = options.output else { fail(TargetsOptions.usage) }
+    guard geteuid() == 0 else { fail("needs root (network namespaces)") }
+    let routeChangeCount = options.routeChanges ?? options.flaps
+    deleteNamespacesOnSignals()
+    defer { Namespaces.shared.deleteAll() }
+
+    let began = Date()
+    do {
+        let (host, kernel) = hostDescription()
+        log("Monitor benchmark, each kind of target: \(options.flaps) flaps, \(routeChangeCount) route changes "
+            + "each way (\(host))")
+        let reach = options.withReach ? try options.reach ?? findReach() : nil
+        if let reach { log("reach: \(reach)") }
+        let kinds = DeliveryKind.inProcess + (reach == nil ? [] : [.reachWatch])
+        let changes = [(ChangeKind.link, options.flaps), (.route, routeChangeCount)]
+        var results: [ChangeKind: [TargetKind: [DeliveryKind: DeliveryResult]]] = [:]
+        for (change, cycles) in changes {
+            for target in TargetKind.allCases {
+                for kind in kinds {
+                    log("   \(change.rawValue), \(target.rawValue) (\(target.reachArgument(for: change))), "
+                        + "\(kind.rawValue) (\(cycles) cycles)...")
+                    results[change, default: [:]][target, default: [:]][kind] = try measureDelivery(
+                        change, target: target, via: kind, cycles: cycles, reach: reach)
+                }
+            }
+        }
+
+        func json(_ change: ChangeKind) -> [String: Any] {
+            Dictionary(uniqueKeysWithValues: results[change, default: [:]].map { target, byKind in
+                (target.rawValue, Dictionary(uniqueKeysWithValues: byKind.map { ($0.key.rawValue, $0.value.json) }))
+            })
+        }
+        let report: [String: Any] = [
+            "host": host,
+            "kernel": kernel,
+            "cycles": ["link": options.flaps, "route": routeChangeCount],
+            // What each kind of target watched, as `reach` takes it.
+            "target_arguments": Dictionary(uniqueKeysWithValues: changes.map { change, _ in
+                (change.rawValue, Dictionary(uniqueKeysWithValues: TargetKind.allCases.map {
+                    ($0.rawValue, $0.reachArgument(for: change))
+                }))
+            }),
+            "targets": ["link": json(.link), "route": json(.route)],
+        ]
+        let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+        do {
+            try data.write(to: URL(fileURLWithPath: output))
+        } catch {
+            throw BenchmarkError("cannot write \(output): \(error)")
+        }
+
+        log("")
+        log("change latency where the observer receives it, by target (ms above the kernel's first message; "
+            + "median / p99):")
+        log("  target, change          delivered by      monitor's stamp      received              extra  left out")
+        for (change, _) in changes {
+            for target in TargetKind.allCases {
+                summarise("\(target.rawValue) \(change.rawValue)", change.steps, results[change]![target]!, width: 24)
+            }
+        }
+        log(String(format: "wrote %@ in %.1f s", output, Date().timeIntervalSince(began)))
+    } catch {
+        fail("\(error)")
     }
 }
 
