@@ -227,6 +227,8 @@ public final class ReachabilityEvaluator: Sendable {
     }
 
     /// The interfaces that can carry packets (not loopback), and whether one is coming up.
+    /// Inlined: one caller per kind of kernel (a function of its own costs the firmware budget).
+    @inline(__always)
     private func operationalInterfaces<Kernel: KernelQuestions>(kernel: inout Kernel, kinds: inout [Int32: CachedKind])
         throws(ReachabilityError) -> ([NetworkInterface], Bool) {
         let links = try kernel.dumpLinks()
