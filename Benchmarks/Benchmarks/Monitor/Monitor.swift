@@ -1397,27 +1397,19 @@ struct MonitorBenchmark {
             """
 
         init(_ arguments: [String]) {
-            var rest = arguments[...]
-            func count(_ name: String) -> Int {
-                guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { fail("\(name) needs a positive number") }
-                return value
-            }
-            func path(_ name: String) -> String {
-                guard let value = rest.popFirst() else { fail("\(name) needs a path") }
-                return value
-            }
-            while let argument = rest.popFirst() {
+            var words = ArgumentWords(arguments)
+            while let argument = words.next() {
                 switch argument {
-                case "--flaps": flaps = count(argument)
-                case "--route-changes": routeChanges = count(argument)
-                case "--churn-flaps": churnFlaps = count(argument)
-                case "--churn-interval-us": churnInterval = .microseconds(count(argument))
+                case "--flaps": flaps = words.count(argument)
+                case "--route-changes": routeChanges = words.count(argument)
+                case "--churn-flaps": churnFlaps = words.count(argument)
+                case "--churn-interval-us": churnInterval = .microseconds(words.count(argument))
                 case "--quick": quick = true
                 case "--latency-only": latencyOnly = true
-                case "--glib": glib = path(argument)
-                case "--reach": reach = path(argument)
+                case "--glib": glib = words.path(argument)
+                case "--reach": reach = words.path(argument)
                 case "--no-reach": withReach = false
-                case "--output": output = path(argument)
+                case "--output": output = words.path(argument)
                 default: fail("unknown argument \(argument)\n" + Options.usage)
                 }
             }
@@ -1638,22 +1630,14 @@ struct TargetsOptions {
         """
 
     init(_ arguments: [String]) {
-        var rest = arguments[...]
-        func count(_ name: String) -> Int {
-            guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { fail("\(name) needs a positive number") }
-            return value
-        }
-        func path(_ name: String) -> String {
-            guard let value = rest.popFirst() else { fail("\(name) needs a path") }
-            return value
-        }
-        while let argument = rest.popFirst() {
+        var words = ArgumentWords(arguments)
+        while let argument = words.next() {
             switch argument {
-            case "--flaps": flaps = count(argument)
-            case "--route-changes": routeChanges = count(argument)
-            case "--reach": reach = path(argument)
+            case "--flaps": flaps = words.count(argument)
+            case "--route-changes": routeChanges = words.count(argument)
+            case "--reach": reach = words.path(argument)
             case "--no-reach": withReach = false
-            case "--output": output = path(argument)
+            case "--output": output = words.path(argument)
             default: fail("unknown argument \(argument)\n" + TargetsOptions.usage)
             }
         }
@@ -1728,6 +1712,27 @@ func runTargets(_ options: TargetsOptions) {
         log(String(format: "wrote %@ in %.1f s", output, Date().timeIntervalSince(began)))
     } catch {
         fail("\(error)")
+    }
+}
+
+/// The command line's words, taken one at a time, with an option's value.
+struct ArgumentWords {
+    private var rest: ArraySlice<String>
+
+    init(_ arguments: [String]) { rest = arguments[...] }
+
+    mutating func next() -> String? { rest.popFirst() }
+
+    /// The positive number that follows option `name`.
+    mutating func count(_ name: String) -> Int {
+        guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { fail("\(name) needs a positive number") }
+        return value
+    }
+
+    /// The path that follows option `name`.
+    mutating func path(_ name: String) -> String {
+        guard let value = rest.popFirst() else { fail("\(name) needs a path") }
+        return value
     }
 }
 
