@@ -1,9 +1,7 @@
-// Our compile test of the `SLReachability` module against the original's API
-// as Swift imports it (its header, read for facts at
-// debugly/SLReachabilityDemo@9abce13d; nothing of it is copied here). Every
-// `provided` and `Linux meaning` row of docs/compat-surface/SLReachability.md,
-// with the original's Swift spelling and types. Never run: it only has to
-// compile, in Swift 5 and Swift 6 language modes.
+// Compile test of our `SLReachability` module: every `provided` and `Linux
+// meaning` row of docs/compat-surface/SLReachability.md (which says where the
+// original's API was read), in the Swift spelling and types its users write.
+// Never run: it only has to compile, in Swift 5 and Swift 6 language modes.
 //
 // The original's users see its header through the bridging header, with
 // Foundation, SystemConfiguration and CoreTelephony; so this file imports

@@ -1,9 +1,7 @@
-// Our compile test of the `ZYNetworkAccessibity` module against the
-// original's API as Swift imports it (its header, read for facts at
-// ziecho/ZYNetworkAccessibity@5be82064; nothing of it is copied here). Every `provided` and `Linux meaning` row of
-// docs/compat-surface/ZYNetworkAccessibity.md, with the original's Swift
-// spelling and types. Never run: it only has to compile, in Swift 5 and
-// Swift 6 language modes.
+// Compile test of our `ZYNetworkAccessibity` module: every `provided` and `Linux
+// meaning` row of docs/compat-surface/ZYNetworkAccessibity.md (which says where the
+// original's API was read), in the Swift spelling and types its users write.
+// Never run: it only has to compile, in Swift 5 and Swift 6 language modes.
 //
 // The original's users see its header through the bridging header, with
 // Foundation; so this file imports only our module, and names
