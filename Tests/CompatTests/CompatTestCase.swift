@@ -28,6 +28,14 @@ final class Arrivals<Value: Sendable>: Sendable {
         return all
     }
 
+    /// Waits until the values that arrived satisfy `done` (at most `timeout` seconds); returns them.
+    @discardableResult
+    func wait(until done: ([Value]) -> Bool, timeout: TimeInterval = 5) -> [Value] {
+        let deadline = DispatchTime.now() + timeout
+        while !done(all), arrived.wait(timeout: deadline) == .success {}
+        return all
+    }
+
     /// The same for values delivered on the main queue: runs the main run
     /// loop (which drains the main queue) while it waits. Call on the main thread.
     @discardableResult

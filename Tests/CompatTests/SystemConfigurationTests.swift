@@ -360,6 +360,56 @@ final class SystemConfigurationTests: CompatTestCase {
 
     /// An unscheduling between the monitor's storing and its start found it
     /// not running; the start must see that and stop it again.
+    func testFlagsGetFlagsGaveAreFollowedByACallbackWhenTheyChangeBackBeforeTheQueueRuns() throws {
+        let ns = try makeWiredNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let counts = ContextCounts()
+        // The monitor's own answers, as it publishes them (before any queue runs).
+        let published = Arrivals<ReachabilityFlags>()
+        ref.testHooks.beforeStart = { monitor in monitor.onChange { published.add($0.evaluation.flags) } }
+        let queue = DispatchQueue(label: "sc-held")
+        schedule(ref, counts, on: queue)
+        queue.suspend()   // the callback's deliveries wait from here
+        ns.run("link set eth0 down")
+        XCTAssertEqual(published.wait(until: { $0.last?.contains(.reachable) == false }).last, [])
+        XCTAssertEqual(flags(ref), [], "GetFlags answers the latest flags, ahead of the waiting callback")
+        ns.run("link set eth0 up", "route add default via 10.10.0.2")
+        XCTAssertEqual(published.wait(until: { $0.last?.contains(.reachable) == true }).last, .reachable)
+        queue.resume()
+        // Back to the callback's last flags before it ran: without a callback
+        // now, a caller that read [] (ZYNetworkAccessibity, SLReachability)
+        // would keep it for ever.
+        XCTAssertEqual(counts.flags.wait(for: 1), [.reachable], "the flags GetFlags gave are followed by a callback")
+        XCTAssertEqual(flags(ref), .reachable)
+        queue.sync {}
+        XCTAssertEqual(counts.flags.all, [.reachable], "reading the callback's own flags queues nothing")
+        SCNetworkReachabilitySetDispatchQueue(ref, nil)
+    }
+
+    func testFlagsGetFlagsGaveBeforeTheMonitorsFirstAnswerAreFollowedByACallback() throws {
+        let ns = try makeWiredNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let counts = ContextCounts()
+        let published = Arrivals<ReachabilityFlags>()
+        let queue = DispatchQueue(label: "sc-held")
+        queue.suspend()   // the callback's deliveries wait
+        ref.testHooks.beforeStart = { [unowned ref] monitor in
+            // Scheduled (the answer then, reachable, is the callback's baseline), its monitor not started yet.
+            monitor.onChange { published.add($0.evaluation.flags) }
+            ns.run("link set eth0 down")
+            var flags = SCNetworkReachabilityFlags()
+            XCTAssertTrue(SCNetworkReachabilityGetFlags(ref, &flags))
+            XCTAssertEqual(flags, [], "before the monitor's first answer: the route lookup now")
+        }
+        schedule(ref, counts, on: queue)
+        XCTAssertEqual(published.wait(for: 1), [[]], "the monitor's first answer")
+        ns.run("link set eth0 up", "route add default via 10.10.0.2")
+        XCTAssertEqual(published.wait(until: { $0.last?.contains(.reachable) == true }).last, .reachable)
+        queue.resume()
+        XCTAssertEqual(counts.flags.wait(for: 1), [.reachable], "the flags GetFlags gave are followed by a callback")
+        SCNetworkReachabilitySetDispatchQueue(ref, nil)
+    }
+
     func testUnschedulingWhileASchedulingStartsLeavesNoMonitorRunning() throws {
         _ = try makeWiredNamespace()
         let ref = try XCTUnwrap(address("0.0.0.0"))

@@ -19,6 +19,13 @@ import ReachabilityCompatSupport
 /// (the answer when it was scheduled is the first), never merely for being
 /// scheduled. A name that does not resolve is not reachable.
 ///
+/// `SCNetworkReachabilityGetFlags` on a scheduled object answers the latest
+/// flags, which can be ahead of the callback (its delivery waits for the
+/// queue). Flags it gave that the callback has not are followed by a callback
+/// with the flags then, even the callback's last ones: a change there and
+/// back before the queue ran would otherwise leave a caller with flags that
+/// are no longer true (Apple's compares with the callback's last flags only).
+///
 /// As Apple's, a scheduled object lives, and calls back, until it is
 /// unscheduled (`SCNetworkReachabilitySetDispatchQueue(ref, nil)`,
 /// `SCNetworkReachabilityUnscheduleFromRunLoop`), even when the caller keeps
@@ -51,6 +58,11 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         var monitor: ReachabilityMonitor?
         /// The flags this object last gave its callback (at scheduling: the answer then).
         var given: SCNetworkReachabilityFlags?
+        /// Flags `SCNetworkReachabilityGetFlags` gave since, other than `given`:
+        /// a delivery (`reconcile`, queued when it is set) follows them.
+        var shown: SCNetworkReachabilityFlags?
+        /// Runs a block where the callback runs (the schedule's queue or run loop).
+        var post: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
         /// Bumped by every (un)scheduling: a delivery of an older monitor is dropped.
         var generation: UInt64 = 0
         /// The object itself while scheduled: as Apple's, a scheduled object
@@ -158,12 +170,38 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
     }
 
     /// The current flags: the monitor's latest answer while scheduled (once
-    /// it has one), else the unscheduled answer.
+    /// it has one), else the unscheduled answer. Scheduled, flags the callback
+    /// has not been given are `show`n.
     func currentFlags() throws(ReachabilityError) -> SCNetworkReachabilityFlags {
-        if let evaluation = lock.withLock({ state.monitor?.currentEvaluations.first }), evaluation.isEvaluated {
-            return Self.flags(evaluation)
+        let (monitor, generation) = lock.withLock { (state.monitor, state.generation) }
+        guard let monitor else { return try unscheduledFlags() }
+        let flags: SCNetworkReachabilityFlags
+        if let evaluation = monitor.currentEvaluations.first, evaluation.isEvaluated {
+            flags = Self.flags(evaluation)
+        } else {
+            flags = try unscheduledFlags()   // before the monitor's first answer
         }
-        return try unscheduledFlags()
+        show(flags, generation: generation)
+        return flags
+    }
+
+    /// Notes flags a caller was given while scheduled (`generation`); the
+    /// first that differ from the callback's queue a delivery of the flags
+    /// then, so the callback follows whatever this object told anyone.
+    private func show(_ flags: SCNetworkReachabilityFlags, generation: UInt64) {
+        let post = lock.withLock { () -> (@Sendable (@escaping @Sendable () -> Void) -> Void)? in
+            guard state.generation == generation, state.given != flags else { return nil }
+            defer { state.shown = flags }
+            return state.shown == nil ? state.post : nil
+        }
+        post? { [weak self] in self?.reconcile(generation: generation) }
+    }
+
+    /// Where the callback runs, after flags were shown: the latest answer is delivered.
+    private func reconcile(generation: UInt64) {
+        guard let monitor = lock.withLock({ state.generation == generation ? state.monitor : nil }),
+              let evaluation = monitor.currentEvaluations.first else { return }
+        deliver(evaluation, generation: generation)
     }
 
     // MARK: Callback and scheduling
@@ -210,12 +248,24 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
             SCErrorState.set(kSCStatusReachabilityUnknown)
             return false
         }
+        let post: @Sendable (@escaping @Sendable () -> Void) -> Void
+        switch schedule {
+        case let .queue(queue):
+            post = { work in queue.async(execute: work) }
+        case let .runLoop(runLoop, mode):
+            nonisolated(unsafe) let (loop, mode) = (runLoop, mode)
+            post = { work in
+                CFRunLoopPerformBlock(loop, mode, work)
+                CFRunLoopWakeUp(loop)
+            }
+        }
         let stored = lock.withLock { () -> (generation: UInt64, hook: ((ReachabilityMonitor) -> Void)?)? in
             guard state.schedule == nil else { return nil }   // scheduled elsewhere meanwhile
             state.generation &+= 1
             state.schedule = schedule
             state.monitor = monitor
             state.given = baseline
+            state.post = post
             state.keepAlive = self
             return (state.generation, state.testHooks.beforeStart)
         }
@@ -223,18 +273,7 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
             SCErrorState.set(kSCStatusInvalidArgument)
             return false
         }
-        let deliveryQueue: DeliveryQueue
-        switch schedule {
-        case let .queue(queue):
-            deliveryQueue = .custom { work in queue.async(execute: work) }
-        case let .runLoop(runLoop, mode):
-            nonisolated(unsafe) let (loop, mode) = (runLoop, mode)
-            deliveryQueue = .custom { work in
-                CFRunLoopPerformBlock(loop, mode, work)
-                CFRunLoopWakeUp(loop)
-            }
-        }
-        monitor.onChange(on: deliveryQueue) { [weak self] change in
+        monitor.onChange(on: .custom(post)) { [weak self] change in
             self?.deliver(change.evaluation, generation: generation)
         }
         beforeStart?(monitor)
@@ -259,7 +298,7 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
             guard state.schedule != nil, generation == nil || generation == state.generation else { return nil }
             state.generation &+= 1
             state.schedule = nil
-            defer { state.monitor = nil; state.keepAlive = nil }
+            defer { state.monitor = nil; state.keepAlive = nil; state.post = nil; state.shown = nil }
             return (state.monitor, state.keepAlive)
         }
         guard let taken else { return false }
@@ -280,12 +319,15 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
     }
 
     /// On the schedule's queue or run loop: calls the callback when the flags
-    /// differ from the last ones given.
+    /// differ from the last ones given, to it or to `SCNetworkReachabilityGetFlags`.
     private func deliver(_ evaluation: TargetEvaluation, generation: UInt64) {
         guard evaluation.isEvaluated else { return }
         let flags = Self.flags(evaluation)
         let call = lock.withLock { () -> (SCNetworkReachabilityCallBack, SCNetworkReachabilityContext, (() -> Void)?)? in
-            guard state.generation == generation, state.given != flags else { return nil }
+            guard state.generation == generation else { return nil }
+            let shown = state.shown
+            state.shown = nil
+            guard state.given != flags || shown.map({ $0 != flags }) == true else { return nil }
             state.given = flags
             // Retained under the lock, released after the callout: a
             // SetCallback meanwhile (a library's stop on another thread)
