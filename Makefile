@@ -428,8 +428,11 @@ firmware-order: static
 # pure model in a module of its own (381 -> 393 KiB, +9.6 KiB of symbols):
 # its own glob matcher (2.8 KiB, where fnmatch was glibc's, shared), and the
 # conformances and static sets of public types that one module boundary keeps
-# (InterfaceFacts' Hashable, the link-kind sets' accessors).
-FOOTPRINT_MAX_KB ?= 400
+# (InterfaceFacts' Hashable, the link-kind sets' accessors). 350 since issue
+# 41, its goal: the link drops the unwind tables (no-unwind-tables.ld; 88 KB
+# of the 397 KiB it had reached), 313 KiB. A change that needs more takes it
+# from elsewhere.
+FOOTPRINT_MAX_KB ?= 350
 FOOTPRINT_MINIMAL_MAX_BYTES ?= 300000
 footprint: setup
 	Tools/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB) $(FOOTPRINT_MINIMAL_MAX_BYTES)

@@ -20,6 +20,9 @@
 # functions are missing from the file, and `swift build` does not link again
 # when only the file changed: delete the program to link it with a new one.
 #
+# The link drops the unwind tables (no-unwind-tables.ld, beside it, says why
+# and what that costs: nothing a Swift program uses).
+#
 # libstdc++ (which the Swift runtime needs) is linked statically, as
 # firmware.flags does libgcc: the toolchain's link line asks for `-lstdc++`,
 # which the linker takes from the first directory of its search path that has
@@ -37,6 +40,7 @@ case "${1:-}" in
     --minimal) cat "$here/firmware.flags" "$here/firmware-minimal.flags" | grep -v "^#" ;;
     *) echo "usage: $0 [--foundation | --minimal]" >&2; exit 2 ;;
 esac
+echo "-Xlinker -T -Xlinker $here/no-unwind-tables.ld"
 if [ -f "$here/firmware.order" ]; then
     echo "-Xlinker --symbol-ordering-file=$here/firmware.order -Xlinker --no-warn-symbol-ordering"
 fi
