@@ -44,6 +44,14 @@ enum JSON {
 
     static func writeString(_ text: String, to out: inout String) {
         out += "\""
+        // Nearly every string needs no escape: appended whole, a line of
+        // `reach watch --json internet` renders in a quarter of the time it
+        // took scalar by scalar (22-29 µs against 80-195, issue 41).
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            out += text
+            out += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

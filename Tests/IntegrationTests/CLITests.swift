@@ -119,6 +119,19 @@ final class CLITests: NamespaceTestCase {
         XCTAssertEqual((object["interfaceIndex"] as? Int).map(String.init), index)
     }
 
+    func testJSONEscapesAQuoteAndABackslashInAnInterfaceName() throws {
+        let ns = try makeNamespace()
+        // The kernel refuses only '/', ':' and white space in a link's name.
+        for (name, peer, prefix, escaped) in [(#"q"b"#, "qp", "10.8.0", #""interface":"q\"b""#),
+                                              (#"q\b"#, "qs", "10.9.0", #""interface":"q\\b""#)] {
+            ns.run("link add \(name) type veth peer name \(peer)", "addr add \(prefix).1/24 dev \(name)",
+                   "link set \(name) up", "link set \(peer) up")
+            let result = try reach(["check", "\(prefix).5", "--netns", ns.name, "--json"])
+            XCTAssertTrue(result.stdout.contains(escaped), result.stdout)
+            XCTAssertEqual(try jsonObject(result.stdout)["interface"] as? String, name)
+        }
+    }
+
     func testUnresolvedHostHasTheSameJSONKeysAsAnAnswer() throws {
         let ns = try makeNamespaceWhereDNSCannotLeave()
         let result = try reach(["check", "no-such-host.invalid", "127.0.0.1", "--netns", ns.name, "--json", "--timeout", "5"])
