@@ -429,6 +429,69 @@ func setLink(_ device: String, up: Bool, socket fd: Int32) throws -> UInt64 {
     return start
 }
 
+/// A NETLINK_ROUTE socket made inside `namespace`, for the IPv4 default
+/// route: the changes a route step makes come from this process, as a link
+/// flap's ioctl does, not from an `ip` process still running (and taking a
+/// CPU from the monitor) while the kernel announces the change.
+struct RouteControl: ~Copyable {
+    let fd: Int32
+    private var sequence: UInt32 = 0
+
+    init(namespace: String) throws {
+        fd = try onThreadInside(namespace) { () throws -> Int32 in
+            let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0 /* NETLINK_ROUTE */)
+            guard fd >= 0 else { throw BenchmarkError("netlink socket: \(String(cString: strerror(errno)))") }
+            return fd
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// `ip route replace default via GATEWAY` (or, not replacing, `ip route
+    /// add`); returns CLOCK_MONOTONIC just before the request is sent, once
+    /// the kernel has acknowledged it.
+    mutating func setDefault(via gateway: String, replace: Bool) throws -> UInt64 {
+        var address = in_addr()
+        guard inet_pton(AF_INET, gateway, &address) == 1 else { throw BenchmarkError("not an IPv4 address: \(gateway)") }
+        sequence &+= 1
+        // nlmsghdr (16) + rtmsg (12) + RTA_GATEWAY (8), native byte order.
+        var message = [UInt8](repeating: 0, count: 36)
+        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            withUnsafeBytes(of: value) { for (i, byte) in $0.enumerated() { message[offset + i] = byte } }
+        }
+        let create: UInt16 = 0x400, replaceFlag: UInt16 = 0x100, exclusive: UInt16 = 0x200
+        put(UInt32(36), at: 0)
+        put(UInt16(24), at: 4)                                               // RTM_NEWROUTE
+        put(UInt16(1 | 4) | create | (replace ? replaceFlag : exclusive), at: 6)   // REQUEST, ACK
+        put(sequence, at: 8)
+        message[16] = UInt8(AF_INET)
+        message[20] = 254                                                   // RT_TABLE_MAIN
+        message[21] = 3                                                     // RTPROT_BOOT, as ip
+        message[22] = 0                                                     // RT_SCOPE_UNIVERSE
+        message[23] = 1                                                     // RTN_UNICAST
+        put(UInt16(8), at: 28)
+        put(UInt16(5), at: 30)                                              // RTA_GATEWAY
+        withUnsafeBytes(of: address) { for (i, byte) in $0.enumerated() { message[32 + i] = byte } }
+        let start = monotonicNanoseconds()
+        guard send(fd, message, message.count, 0) == message.count else {
+            throw BenchmarkError("RTM_NEWROUTE: \(String(cString: strerror(errno)))")
+        }
+        var reply = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let count = recv(fd, &reply, reply.count, 0)
+            guard count >= 20 else { throw BenchmarkError("RTM_NEWROUTE: no acknowledgement (\(count))") }
+            let type = UInt16(reply[4]) | UInt16(reply[5]) << 8
+            let seq = reply.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self) }
+            guard type == 2, seq == sequence else { continue }                  // NLMSG_ERROR, ours
+            let error = reply.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 16, as: Int32.self) }
+            guard error == 0 else {
+                throw BenchmarkError("RTM_NEWROUTE default via \(gateway): \(String(cString: strerror(-error)))")
+            }
+            return start
+        }
+    }
+}
+
 /// The netlink multicast groups a change is announced in (linux/rtnetlink.h).
 enum NetlinkGroup: UInt32 {
     /// `RTNLGRP_LINK`: a link's flags and state.
@@ -854,7 +917,8 @@ enum Step: String, CaseIterable, Sendable {
 enum ChangeKind: String, Sendable {
     /// IFF_UP of va flipped by ioctl (down, up), watching 10.1.0.7 unless told.
     case link
-    /// `ip route replace default` from va's gateway to vc's and back, watching
+    /// The default route replaced (RTM_NEWROUTE from this process, as `ip
+    /// route replace default`) from va's gateway to vc's and back, watching
     /// the internet unless told: its interface changes.
     case route
 
@@ -895,7 +959,7 @@ enum ChangeKind: String, Sendable {
 
     /// Makes `step` happen for an observer of `target`; returns CLOCK_MONOTONIC
     /// just before what brings its answer.
-    func perform(_ step: Step, in namespace: String, control: Int32, target: TargetKind) throws -> UInt64 {
+    func perform(_ step: Step, control: Int32, routes: inout RouteControl, target: TargetKind) throws -> UInt64 {
         switch step {
         case .down, .up:
             let start = try setLink("va", up: step == .up, socket: control)
@@ -904,18 +968,12 @@ enum ChangeKind: String, Sendable {
             // brings back only its prefix: the internet stays unreachable until
             // the route is added again, as a gateway's DHCP client or network
             // manager would. Its answer comes with that route, so its clock
-            // starts there (at `ip`'s start, as for a route change; the kernel's
-            // first message is that route's: `startsWithDefaultRoute`), and the
-            // next flap takes a default route down again.
-            let routeStart = monotonicNanoseconds()
-            try ip(namespace, "route add default via 10.1.0.254")
-            return routeStart
+            // starts there (the kernel's first message is that route's:
+            // `startsWithDefaultRoute`), and the next flap takes a default
+            // route down again.
+            return try routes.setDefault(via: "10.1.0.254", replace: false)
         case .away, .back:
-            // `ip` takes a few milliseconds to start, before the change: they
-            // count in the action → kernel figure, not in any latency.
-            let start = monotonicNanoseconds()
-            try ip(namespace, "route replace default via \(step == .away ? "10.2.0.254" : "10.1.0.254")")
-            return start
+            return try routes.setDefault(via: step == .away ? "10.2.0.254" : "10.1.0.254", replace: true)
         }
     }
 }
@@ -1092,6 +1150,7 @@ func measureDelivery(_ change: ChangeKind, target: TargetKind? = nil, via kind: 
     defer { Namespaces.shared.delete(namespace) }
     let control = try linkControlSocket(namespace)
     defer { close(control) }
+    var routes = try RouteControl(namespace: namespace)
     let kernel = try KernelListener(namespace: namespace, groups: change.groups(for: target))
     defer { kernel.stop() }
     let observer = try Observer(kind, of: change, target: target, namespace: namespace, configuration: configuration,
@@ -1115,7 +1174,7 @@ func measureDelivery(_ change: ChangeKind, target: TargetKind? = nil, via kind: 
         for step in change.steps {
             if case .steady = churn { usleep(UInt32.random(in: 0 ... longestBurst)) }
             let start = recorder.count
-            let t0 = try change.perform(step, in: namespace, control: control, target: target)
+            let t0 = try change.perform(step, control: control, routes: &routes, target: target)
             if case .following = churn { churner?.startTrain() }
             guard let delivery = recorder.first(from: start, timeout: 3, where: { change.isAnswer($0, to: step) }) else {
                 throw BenchmarkError("\(change.rawValue) cycle \(cycle + 1): \(kind.rawValue) of "
