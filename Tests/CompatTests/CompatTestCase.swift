@@ -23,9 +23,7 @@ final class Arrivals<Value: Sendable>: Sendable {
     /// Waits until `count` values arrived in all (at most `timeout` seconds); returns them.
     @discardableResult
     func wait(for count: Int, timeout: TimeInterval = 5) -> [Value] {
-        let deadline = DispatchTime.now() + timeout
-        while all.count < count, arrived.wait(timeout: deadline) == .success {}
-        return all
+        wait(until: { $0.count >= count }, timeout: timeout)
     }
 
     /// Waits until the values that arrived satisfy `done` (at most `timeout` seconds); returns them.

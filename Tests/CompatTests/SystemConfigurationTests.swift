@@ -358,8 +358,6 @@ final class SystemConfigurationTests: CompatTestCase {
         XCTAssertEqual(counts.balance, [2, 2])
     }
 
-    /// An unscheduling between the monitor's storing and its start found it
-    /// not running; the start must see that and stop it again.
     func testFlagsGetFlagsGaveAreFollowedByACallbackWhenTheyChangeBackBeforeTheQueueRuns() throws {
         let ns = try makeWiredNamespace()
         let ref = try XCTUnwrap(address("0.0.0.0"))
@@ -410,6 +408,8 @@ final class SystemConfigurationTests: CompatTestCase {
         SCNetworkReachabilitySetDispatchQueue(ref, nil)
     }
 
+    /// An unscheduling between the monitor's storing and its start found it
+    /// not running; the start must see that and stop it again.
     func testUnschedulingWhileASchedulingStartsLeavesNoMonitorRunning() throws {
         _ = try makeWiredNamespace()
         let ref = try XCTUnwrap(address("0.0.0.0"))
