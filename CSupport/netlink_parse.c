@@ -10,6 +10,7 @@
 #ifdef __linux__
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/if_addr.h>
@@ -620,6 +621,10 @@ int creach_events_classify(const void *buf, size_t len, creach_events *ev)
         case RTM_NEWROUTE:
         case RTM_DELROUTE:
             creach_events_count_family(ev, msg, mlen, sizeof(struct rtmsg), &ev->route4, &ev->route6);
+            /* rtm_type: the last byte of the 12-byte rtmsg. */
+            if (creach_msg_type(msg) == RTM_NEWROUTE && mlen >= NLMSG_HDRLEN + sizeof(struct rtmsg) &&
+                ((const uint8_t *)msg)[NLMSG_HDRLEN + offsetof(struct rtmsg, rtm_type)] == RTN_THROW)
+                ev->throw_added++;
             break;
         case RTM_NEWRULE:
         case RTM_DELRULE:

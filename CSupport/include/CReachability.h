@@ -245,6 +245,7 @@ typedef struct {
     uint32_t rule4;         /* RTM_NEWRULE / RTM_DELRULE, AF_INET */
     uint32_t rule6;         /*   ... AF_INET6 */
     uint32_t nexthop;       /* RTM_NEWNEXTHOP / RTM_DELNEXTHOP (any family: a route of one may use a nexthop of the other) */
+    uint32_t throw_added;   /* RTM_NEWROUTE of type RTN_THROW, either family (also counted in route4 / route6) */
     uint32_t other;         /* other types or families (neighbours, MPLS, ...) */
     uint32_t malformed;     /* messages shorter than their family header (ifinfomsg, ifaddrmsg, rtmsg, fib_rule_hdr), or broken framing */
     uint32_t deleted_count; /* RTM_DELLINK seen; more than CREACH_EVENTS_MAX_DELETED = list incomplete */

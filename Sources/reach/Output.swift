@@ -5,38 +5,40 @@ import Reachability
 
 /// The fields of one address answer. A host name that did not resolve has no
 /// answer, and gets the same keys with empty values, so every object printed
-/// by `check` has one schema.
-func jsonFields(of answer: AddressEvaluation?) -> [(String, JSON)] {
+/// by `check` has one schema. `reachable` and `error` stand in for the
+/// answer's own (a target's object says whether the target is reachable, and
+/// why its name did not resolve).
+func writeFields(of answer: AddressEvaluation?, to object: inout JSONObject,
+                 reachable: Bool? = nil, error: String?? = nil) {
     let flags = answer?.flags ?? []
     let status = answer?.status ?? .notReachable
     let route = answer?.route
-    return [
-        ("address", .optional(answer?.address.description)),
-        ("family", .optional(answer?.address.family.rawValue)),
-        ("reachable", .bool(status.isReachable)),
-        ("status", .string(status.description)),
-        ("networkStatus", .string(NetworkStatus(flags: flags).rawValue)),
-        ("pathStatus", .string((answer?.pathStatus ?? .unsatisfied).rawValue)),
-        ("accessibility", .string((answer?.accessibility ?? .noNetwork).description)),
-        ("mask", .string((answer?.mask ?? .unavailable).description)),
-        ("maskBits", .int(Int64((answer?.mask ?? .unavailable).rawValue))),
-        ("isExpensive", .bool(answer?.isExpensive ?? false)),
-        ("isConstrained", .bool(answer?.isConstrained ?? false)),
-        ("unsatisfiedReason", .optional(answer == nil ? UnsatisfiedReason.notAvailable.rawValue : answer?.unsatisfiedReason?.rawValue)),
-        ("flags", .int(Int64(flags.rawValue))),
-        ("flagNames", .array(flags.names.map(JSON.string))),
-        ("flagString", .string(flags.description)),
-        ("interface", .optional(answer?.link?.name)),
-        ("interfaceIndex", route?.interfaceIndex.map { .int(Int64($0)) } ?? .null),
-        ("interfaceKind", .optional(answer?.interfaceKind?.rawValue)),
-        ("linkKind", .optional(answer?.link?.linkKind)),
-        ("operState", .optional(answer?.link?.operState.rawValue)),
-        ("gateway", .optional(route?.gateway?.description)),
-        ("source", .optional(route?.preferredSource?.description)),
-        ("route", .string(route?.verdict.rawValue ?? "unresolved")),
-        ("table", route.flatMap { $0.errno == nil || $0.verdict == .throw ? JSON.int(Int64($0.table)) : nil } ?? .null),
-        ("error", .optional(route?.errno?.description)),
-    ]
+    let mask = answer?.mask ?? .unavailable
+    object.field("address", answer?.address.description)
+    object.field("family", answer?.address.family.rawValue)
+    object.field("reachable", reachable ?? status.isReachable)
+    object.field("status", status.description)
+    object.field("networkStatus", NetworkStatus(flags: flags).rawValue)
+    object.field("pathStatus", (answer?.pathStatus ?? .unsatisfied).rawValue)
+    object.field("accessibility", (answer?.accessibility ?? .noNetwork).description)
+    object.field("mask", mask.description)
+    object.field("maskBits", mask.rawValue)
+    object.field("isExpensive", answer?.isExpensive ?? false)
+    object.field("isConstrained", answer?.isConstrained ?? false)
+    object.field("unsatisfiedReason", answer == nil ? UnsatisfiedReason.notAvailable.rawValue : answer?.unsatisfiedReason?.rawValue)
+    object.field("flags", flags.rawValue)
+    object.field("flagNames", strings: flags.names)
+    object.field("flagString", flags.description)
+    object.field("interface", answer?.link?.name)
+    object.field("interfaceIndex", route?.interfaceIndex)
+    object.field("interfaceKind", answer?.interfaceKind?.rawValue)
+    object.field("linkKind", answer?.link?.linkKind)
+    object.field("operState", answer?.link?.operState.rawValue)
+    object.field("gateway", route?.gateway?.description)
+    object.field("source", route?.preferredSource?.description)
+    object.field("route", route?.verdict.rawValue ?? "unresolved")
+    object.field("table", route.flatMap { $0.errno == nil || $0.verdict == .throw ? $0.table : nil })
+    object.field("error", error ?? route?.errno?.description)
 }
 
 extension AddressEvaluation {
@@ -60,27 +62,28 @@ extension AddressEvaluation {
 extension TargetEvaluation {
     /// One JSON object: the primary address's fields, plus `addresses` for a
     /// host name or the internet, and `error` when a name did not resolve.
-    var json: JSON {
-        var fields: [(String, JSON)] = [("target", .string(target.description))]
-        fields += jsonFields(of: primary).map { key, value in
-            switch key {
-            case "reachable": return (key, .bool(isReachable))
-            case "error" where primary == nil: return (key, .optional(error?.description))
-            default: return (key, value)
-            }
-        }
-        fields += [
-            ("supportsIPv4", .bool(supportsIPv4)),
-            ("supportsIPv6", .bool(supportsIPv6)),
-            ("supportsDNS", supportsDNS.map(JSON.bool) ?? .null),
-            ("gateways", .array(gateways.map { .string($0.description) })),
-            ("availableInterfaces", .array(availableInterfaces.map { .string($0.name) })),
-            ("probe", validation.map(\.validationJSON) ?? .null),
-        ]
+    var json: JSON { .rendered(writeJSON(to: JSONObject()).bytes) }
+
+    /// The object's fields written to `object` (`ReachabilityChange` adds its own), then closed.
+    func writeJSON(to object: consuming JSONObject, adding more: (inout JSONObject) -> Void = { _ in }) -> JSONText {
+        object.field("target", target.description)
+        writeFields(of: primary, to: &object, reachable: isReachable,
+                    error: primary == nil ? .some(error?.description) : nil)
+        object.field("supportsIPv4", supportsIPv4)
+        object.field("supportsIPv6", supportsIPv6)
+        object.field("supportsDNS", supportsDNS)
+        object.field("gateways", strings: gateways.lazy.map(\.description))
+        object.field("availableInterfaces", strings: availableInterfaces.lazy.map(\.name))
+        object.field("probe", validation.map(\.validationJSON) ?? .null)
         if case .address = target {} else {
-            fields.append(("addresses", .array(addresses.map { .object(jsonFields(of: $0)) })))
+            object.field("addresses", .array(addresses.map { answer in
+                var fields = JSONObject()
+                writeFields(of: answer, to: &fields)
+                return .rendered(fields.closed().bytes)
+            }))
         }
-        return .object(fields)
+        more(&object)
+        return object.closed()
     }
 
     var humanLines: [String] {

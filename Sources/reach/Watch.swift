@@ -136,7 +136,7 @@ struct Wait: AsyncParsableCommand {
         timer?.cancel()
         monitor.stop()
         if kernel.json {
-            for target in monitor.targets { if let change = latest[target] { printLine(change.json.rendered) } }
+            for target in monitor.targets { if let change = latest[target] { writeLine(change.jsonText) } }
         }
         if !done {
             var standardError = StandardError()
@@ -149,9 +149,12 @@ struct Wait: AsyncParsableCommand {
 }
 
 extension ReachabilityChange {
-    var json: JSON {
-        guard case let .object(fields) = evaluation.json else { return evaluation.json }
-        return .object(fields + [("time_ns", .int(Int64(clamping: time.nanoseconds))), ("initial", .bool(isInitial))])
+    /// The evaluation's object with the change's `time_ns` and `initial`.
+    var jsonText: JSONText {
+        evaluation.writeJSON(to: JSONObject()) { object in
+            object.field("time_ns", Int64(clamping: time.nanoseconds))
+            object.field("initial", isInitial)
+        }
     }
 
     /// `watch`'s lines for this change (`Watch`'s discussion states the
@@ -162,7 +165,7 @@ extension ReachabilityChange {
     func print(json: Bool) {
         guard changesAnswer else { return }
         if json {
-            printLine(self.json.rendered)
+            writeLine(jsonText)
         } else {
             humanLines.forEach(printLine)
         }

@@ -418,6 +418,39 @@ final class MonitorTests: NamespaceTestCase {
         assertNoMoreChanges(recorder, than: 2)
     }
 
+    /// The monitor's rounds remember that a family holds no `throw` route
+    /// (a refused lookup then dumps nothing, issue 41); a throw route added
+    /// while it runs is read from the notification, and the next round finds it.
+    func testAThrowRouteAddedWhileTheMonitorRunsIsOneChangeToThrow() throws {
+        let ns = try makeNamespace()
+        ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")
+        ns.run("addr add fd00:1::1/64 dev va nodad")
+        let v4 = Target.address(IPAddress("10.9.4.4")!), v6 = Target.address(IPAddress("2001:db8:9::4")!)
+        let (_, recorder) = try startMonitor(ns, [v4, v6])
+        XCTAssertEqual(recorder.all.map { $0.evaluation.primary?.route.verdict }, [.noRoute, .noRoute])
+
+        // Another route of the family first: a round that dumps again finds none, and remembers it.
+        ns.run("route add 10.8.0.0/16 dev va")
+        ns.run("route add throw 10.9.0.0/16")
+        let v4Thrown = recorder.waitForChanges(1)
+        XCTAssertEqual(v4Thrown.first?.target, v4)
+        XCTAssertEqual(v4Thrown.first?.evaluation.primary?.route.verdict, .throw)
+        ns.run("-6 route add throw 2001:db8:9::/48")
+        let v6Thrown = recorder.waitForChanges(2)
+        XCTAssertEqual(v6Thrown.last?.target, v6)
+        XCTAssertEqual(v6Thrown.last?.evaluation.primary?.route.verdict, .throw)
+
+        // Removed: no route again (the dump finds none and remembers it once more).
+        ns.run("route del throw 10.9.0.0/16")
+        let v4Back = recorder.waitForChanges(3)
+        XCTAssertEqual(v4Back.last?.target, v4)
+        XCTAssertEqual(v4Back.last?.evaluation.primary?.route.verdict, .noRoute)
+        ns.run("route add throw 10.9.0.0/16 table 254 metric 5")
+        let v4Again = recorder.waitForChanges(4)
+        XCTAssertEqual(v4Again.last?.evaluation.primary?.route.verdict, .throw)
+        assertNoMoreChanges(recorder, than: 4)
+    }
+
     func testProhibitRuleForTheMonitoredUIDIsOneChange() throws {
         let ns = try makeNamespace()
         ns.addVethPair("va", peer: "vb", address: "10.1.0.1/24")

@@ -388,6 +388,29 @@ final class EventClassifierTests: XCTestCase {
         XCTAssertEqual(classify(cut), Classified(ret: 1, err: 0, tally: Tally(messages: 1, malformed: 1)))
     }
 
+    /// A `throw` route added is counted in `throw_added` besides its family
+    /// (the monitor's evaluator forgets that a family holds none); a throw
+    /// route deleted, a route of another type, or an rtmsg one byte short is not.
+    func testThrowRoutesAddedAreCounted() throws {
+        func rtmsg(family: UInt8, type: UInt8) -> [UInt8] {
+            // family, dst_len, src_len, tos, table, protocol, scope, type; flags.
+            [family, 24, 0, 0, 254, 3, 0, type] + le32(0)
+        }
+        let throwType = UInt8(RTN_THROW), unicastType = UInt8(RTN_UNICAST)
+        var ev = creach_events()
+        _ = classify(nlmsg(K.RTM_NEWROUTE, rtmsg(family: K.AF_INET, type: throwType)), into: &ev)
+        XCTAssertEqual(ev.throw_added, 1)
+        XCTAssertEqual(ev.route4, 1)
+        _ = classify(nlmsg(K.RTM_NEWROUTE, rtmsg(family: K.AF_INET6, type: throwType))
+                     + nlmsg(K.RTM_DELROUTE, rtmsg(family: K.AF_INET6, type: throwType))
+                     + nlmsg(K.RTM_NEWROUTE, rtmsg(family: K.AF_INET6, type: unicastType)), into: &ev)
+        XCTAssertEqual(ev.throw_added, 2)
+        XCTAssertEqual(ev.route6, 3)
+        _ = classify(nlmsg(K.RTM_NEWROUTE, Array(rtmsg(family: K.AF_INET, type: throwType).dropLast())), into: &ev)
+        XCTAssertEqual(ev.throw_added, 2)
+        XCTAssertEqual(ev.malformed, 1)
+    }
+
     /// Types the monitor does not track, and families it does not know, go to `other`.
     func testUnknownTypesAndFamiliesAreOther() throws {
         // RTM_NEWNEIGH (28) with an ndmsg of family AF_INET: a neighbour, not an address.

@@ -248,6 +248,15 @@ public final class ReachabilityEvaluator: Sendable {
         }
     }
 
+    /// A monitor's event socket listens (`on`), or stopped: while it listens,
+    /// the request socket remembers the families a throw dump found no
+    /// `throw` route of (`RouteSocket.remembersThrowRoutes`). Only a monitor's
+    /// own evaluator is told so.
+    func remembersThrowRoutes(_ on: Bool) { session.withLock { $0.socket?.remembersThrowRoutes = on } }
+
+    /// The event socket read a `throw` route added, or lost events.
+    func forgetThrowRoutes() { session.withLock { $0.socket?.forgetThrowRoutes() } }
+
     /// Forgets the cached interface kinds (after links were renamed or re-created).
     package func invalidateInterfaceCache() {
         session.withLock { $0.kinds.removeAll(keepingCapacity: true) }

@@ -66,6 +66,8 @@ final class EventSource: @unchecked Sendable {
             socket = try EventSource.open(evaluator: evaluator, configuration: configuration)
         }
         #endif
+        // Subscribed: from now on, a throw route added is read here (`drainBurst`).
+        evaluator.remembersThrowRoutes(true)
         buffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
     }
 
@@ -87,6 +89,7 @@ final class EventSource: @unchecked Sendable {
 
     /// Closes the socket and frees the buffer: the end of the run.
     func close() {
+        evaluator.remembersThrowRoutes(false)
         if let subscriber { subscriber.close() } else { creach_nl_close(&socket) }
         buffer.deallocate()
     }
@@ -129,7 +132,15 @@ final class EventSource: @unchecked Sendable {
         let limit = nanoseconds(configuration.maximumSettleTime)
         while true {
             let linksBefore = verdict.link, routesBefore = events.route4 &+ events.route6
+            let throwsBefore = events.throw_added, malformedBefore = events.malformed
+            let lostBefore = burst.overflows &+ burst.unreadable
             drainQueued(&events, verdict: &verdict, into: &burst)
+            // Before any evaluation of this burst: a throw route added, or
+            // events lost, and the families without one must be read again.
+            if events.throw_added != throwsBefore || events.malformed != malformedBefore
+                || burst.overflows &+ burst.unreadable != lostBefore {
+                evaluator.forgetThrowRoutes()
+            }
             // A failure ends the burst: what the new socket reads belongs to
             // the next one, after `MonitorLoop.record` has counted the recovery.
             // (Only a failure closes the socket here.)
@@ -223,6 +234,8 @@ final class EventSource: @unchecked Sendable {
     func fail(_ burst: inout Burst) {
         burst.foreign += socket.dropped_foreign
         creach_nl_close(&socket)
+        // No socket listens until `reopen` opens one.
+        evaluator.remembersThrowRoutes(false)
         burst.dirty.markAll()
         burst.dirty.network = true
         burst.dirty.links = true
@@ -265,6 +278,7 @@ final class EventSource: @unchecked Sendable {
         filter.forgetAll()
         do {
             socket = try EventSource.open(evaluator: evaluator, configuration: configuration)
+            evaluator.remembersThrowRoutes(true)
             reopenAt = nil
         } catch {
             socket.fd = -1

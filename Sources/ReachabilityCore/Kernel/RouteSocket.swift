@@ -22,6 +22,17 @@ struct RouteSocket {
     /// A dump buffer (CREACH_DUMP_BUFSIZ) for the lookups that need one on
     /// the monitor's rounds (the throw scan), taken once.
     private var dumpBuffer: UnsafeMutableRawPointer?
+    /// The families a throw dump found no `throw` route of (bit 0: IPv4,
+    /// bit 1: IPv6), kept only while `remembersThrowRoutes`: a monitor's own
+    /// evaluator, whose event socket forgets them (`forgetThrowRoutes`) at
+    /// every `throw` route added and at every loss of events. A lookup
+    /// refused in such a family then asks no dump (issue 41: on a gateway
+    /// without an IPv6 default route, every IPv6 lookup of a round is refused).
+    private var noThrowRoutes: UInt8 = 0
+    /// Set while a monitor's event socket listens (`EventSource`).
+    var remembersThrowRoutes = false {
+        didSet { noThrowRoutes = 0 }
+    }
 
     /// Opens the socket (and sysfs) in the namespace `namespaceFD` (-1: the
     /// current one); nil with errno set when the socket cannot be opened.
@@ -130,27 +141,39 @@ struct RouteSocket {
         struct Scan {
             var destination: IPAddress
             var tables: Set<UInt32> = []   // empty: no storage, nothing allocated
+            /// Throw routes of the family, covering or not.
+            var seen = 0
         }
+        let bit: UInt8 = destination.family == .v4 ? 1 : 2
+        if noThrowRoutes & bit != 0 { return [] }
         if dumpBuffer == nil {
             dumpBuffer = UnsafeMutableRawPointer.allocate(byteCount: Int(CREACH_DUMP_BUFSIZ), alignment: 8)
         }
         let buffer = dumpBuffer!
         var scan = Scan(destination: destination)
+        var skipped: UInt64 = 0
         try retryingInterrupted("RTM_GETROUTE throw dump") {
             scan = Scan(destination: destination)
-            var skipped: UInt64 = 0
+            skipped = 0
             return withUnsafeMutablePointer(to: &scan) { pointer in
                 creach_route_dump(&netlink, destination.family.rawFamily, 0, UInt8(RTN_THROW), buffer,
                                   Int(CREACH_DUMP_BUFSIZ), { route, context in
                     let scan = context!.assumingMemoryBound(to: Scan.self)
+                    scan.pointee.seen += 1
                     scan.pointee.tables.formUnion(RuleChain.tables(of: CollectionOfOne(route!.pointee),
                                                                    covering: scan.pointee.destination))
                     return 0
                 }, pointer, &skipped)
             }
         }
+        // A route the parser could not read may have been one: nothing is learnt then.
+        if remembersThrowRoutes && scan.seen == 0 && skipped == 0 { noThrowRoutes |= bit }
         return scan.tables
     }
+
+    /// A `throw` route may have been added, or events were lost: the next
+    /// refused lookup of either family dumps them again.
+    mutating func forgetThrowRoutes() { noThrowRoutes = 0 }
 
     /// Whether a lookup refused with `ENETUNREACH` met a `throw` route: the
     /// family's `throw` routes (a dump the kernel filters) and its rules,
