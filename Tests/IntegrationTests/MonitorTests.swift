@@ -429,25 +429,20 @@ final class MonitorTests: NamespaceTestCase {
         let (_, recorder) = try startMonitor(ns, [v4, v6])
         XCTAssertEqual(recorder.all.map { $0.evaluation.primary?.route.verdict }, [.noRoute, .noRoute])
 
+        /// `command`, then change `count` is `target`'s, with `verdict`.
+        func step(_ command: String, _ count: Int, _ target: Target, _ verdict: RouteVerdict, line: UInt = #line) {
+            ns.run(command)
+            let change = recorder.waitForChanges(count).last
+            XCTAssertEqual(change?.target, target, line: line)
+            XCTAssertEqual(change?.evaluation.primary?.route.verdict, verdict, line: line)
+        }
         // Another route of the family first: a round that dumps again finds none, and remembers it.
         ns.run("route add 10.8.0.0/16 dev va")
-        ns.run("route add throw 10.9.0.0/16")
-        let v4Thrown = recorder.waitForChanges(1)
-        XCTAssertEqual(v4Thrown.first?.target, v4)
-        XCTAssertEqual(v4Thrown.first?.evaluation.primary?.route.verdict, .throw)
-        ns.run("-6 route add throw 2001:db8:9::/48")
-        let v6Thrown = recorder.waitForChanges(2)
-        XCTAssertEqual(v6Thrown.last?.target, v6)
-        XCTAssertEqual(v6Thrown.last?.evaluation.primary?.route.verdict, .throw)
-
-        // Removed: no route again (the dump finds none and remembers it once more).
-        ns.run("route del throw 10.9.0.0/16")
-        let v4Back = recorder.waitForChanges(3)
-        XCTAssertEqual(v4Back.last?.target, v4)
-        XCTAssertEqual(v4Back.last?.evaluation.primary?.route.verdict, .noRoute)
-        ns.run("route add throw 10.9.0.0/16 table 254 metric 5")
-        let v4Again = recorder.waitForChanges(4)
-        XCTAssertEqual(v4Again.last?.evaluation.primary?.route.verdict, .throw)
+        step("route add throw 10.9.0.0/16", 1, v4, .throw)
+        step("-6 route add throw 2001:db8:9::/48", 2, v6, .throw)
+        // Removed: no route again (the dump finds none and remembers it once more), then thrown again.
+        step("route del throw 10.9.0.0/16", 3, v4, .noRoute)
+        step("route add throw 10.9.0.0/16 table 254 metric 5", 4, v4, .throw)
         assertNoMoreChanges(recorder, than: 4)
     }
 
