@@ -774,6 +774,12 @@ static void ref_classify(creach_events *ev, const uint8_t *msg, size_t mlen)
     case RTM_NEWROUTE:
     case RTM_DELROUTE:
         ref_count_family(ev, msg, mlen, sizeof(struct rtmsg), &ev->route4, &ev->route6);
+        if (type == RTM_NEWROUTE && mlen >= NLMSG_HDRLEN + sizeof(struct rtmsg)) {
+            struct rtmsg rtm;
+            memcpy(&rtm, msg + NLMSG_HDRLEN, sizeof(rtm));
+            if (rtm.rtm_type == RTN_THROW)
+                ev->throw_added++;    /* an added throw route, whatever its family */
+        }
         break;
     case RTM_NEWRULE:
     case RTM_DELRULE:
@@ -856,7 +862,7 @@ static uint64_t check_datagram(const uint8_t *buf, size_t len)
     ev2 = ev;
     CHECK(creach_events_classify(buf, len, &ev2) == r);
     CHECK(ev2.messages == 2 * ev.messages && ev2.malformed == 2 * ev.malformed &&
-          ev2.deleted_count == 2 * ev.deleted_count);
+          ev2.deleted_count == 2 * ev.deleted_count && ev2.throw_added == 2 * ev.throw_added);
     for (uint32_t i = 0; i < ev.deleted_count && i < CREACH_EVENTS_MAX_DELETED; i++)
         CHECK(ev2.deleted[i] == ev.deleted[i]);
     mix(&h, &ev, sizeof(ev));

@@ -7,7 +7,7 @@ The outer process creates a throw-away network namespace "fuzzseed-<pid>",
 runs itself inside it (ip netns exec ... --inner) and always deletes the
 namespace afterwards. Inside, it builds a small topology (lo, a veth pair, a
 bridge, a macvlan, a tun device; IPv4 and IPv6 addresses; gateway, multipath,
-blackhole, unreachable, prohibit, RTA_VIA and policy routes; a rule) and
+blackhole, unreachable, prohibit, throw, RTA_VIA and policy routes; a rule) and
 records, byte for byte as received:
 
   netlink/  every datagram of RTM_GETLINK, RTM_GETADDR, RTM_GETROUTE (v4, v6)
@@ -71,6 +71,7 @@ RTM_NEWLINK, RTM_DELLINK, RTM_GETLINK = 16, 17, 18
 RTM_NEWADDR, RTM_DELADDR, RTM_GETADDR = 20, 21, 22
 RTM_NEWROUTE, RTM_DELROUTE, RTM_GETROUTE = 24, 25, 26
 RTM_NEWRULE, RTM_DELRULE, RTM_GETRULE = 32, 33, 34
+RTN_THROW = 9
 
 RTA_DST = 1
 RTM_F_LOOKUP_TABLE = 0x1000
@@ -469,6 +470,10 @@ def name_of(datagram):
         k = TYPE_NAMES.get(mtype, "t%d" % mtype)
         if mtype >= 16 and len(msg) > 16:
             k += "_" + FAMILY_NAMES.get(msg[16], "f%d" % msg[16])
+        # A route's rtm_type (the last byte of the 12-byte rtmsg): a throw
+        # route's notification is a kind of its own (creach_events.throw_added).
+        if mtype in (RTM_NEWROUTE, RTM_DELROUTE) and len(msg) >= 28 and msg[23] == RTN_THROW:
+            k += "_throw"
         if k not in kinds:
             kinds.append(k)
     return "_".join(kinds[:3]) or "empty"
@@ -498,6 +503,8 @@ def inner(out_dir):
     run("ip", "route", "add", "blackhole", "10.2.0.0/16")
     run("ip", "route", "add", "unreachable", "10.3.0.0/16")
     run("ip", "route", "add", "prohibit", "10.4.0.0/16")
+    run("ip", "route", "add", "throw", "10.5.0.0/16")
+    run("ip", "-6", "route", "add", "throw", "2001:db8:5::/48")
     run("ip", "route", "add", "10.9.0.0/16", "nexthop", "via", "10.1.0.253", "dev", "va",
         "nexthop", "via", "192.168.50.254", "dev", "br0")
     run("ip", "route", "add", "10.10.0.0/16", "via", "inet6", "2001:db8:1::fe", "dev", "va", check=False)

@@ -232,7 +232,10 @@ int creach_uevent_value(const char *text, size_t len, const char *key, char *out
  * decide what to re-evaluate. The monitor keeps no copy of the tables: it
  * only needs to know which address families (and which deleted links) a
  * burst touched. Zero it, then feed every datagram of the burst to
- * creach_events_classify, which adds to the counts.
+ * creach_events_classify, which adds to the counts. A field added here is
+ * also added to the fuzz harness's reference model (ref_classify in
+ * Fuzz/netlink.c), which must agree with the classifier byte for byte, and
+ * gets a seed in Fuzz/seeds.py that produces it.
  */
 #define CREACH_EVENTS_MAX_DELETED 8
 typedef struct {
