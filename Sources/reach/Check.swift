@@ -42,9 +42,9 @@ struct Check: AsyncParsableCommand {
 
     static func print(_ answer: TargetEvaluation, json: Bool) {
         if json {
-            Swift.print(answer.json.rendered)
+            writeLine(answer.writeJSON(to: JSONObject()))
         } else {
-            answer.humanLines.forEach { Swift.print($0) }
+            answer.humanLines.forEach(printLine)
         }
     }
 }
@@ -61,9 +61,11 @@ struct Check: AsyncParsableCommand {
 enum QuickCheck {
     /// The targets and --json of `command`, or nil when the parser must handle
     /// the arguments. Without a target, `defaultTargets` (none: the parser
-    /// says that a target is needed).
+    /// says that a target is needed). A host name is taken only with
+    /// `hostNames` (`watch`: its monitor resolves it; `check` resolves with
+    /// the parser's options).
     static func parse(_ arguments: [String], command: String = "check",
-                      defaultTargets: [Target] = []) -> (targets: [Target], json: Bool)? {
+                      defaultTargets: [Target] = [], hostNames: Bool = false) -> (targets: [Target], json: Bool)? {
         guard arguments.first == command else { return nil }
         var targets: [Target] = []
         var json = false
@@ -74,7 +76,7 @@ enum QuickCheck {
                 continue
             }
             guard !argument.hasPrefix("-"), let target = try? Target(parsing: argument),
-                  target.addressesWithoutLookup != nil else { return nil }
+                  hostNames || target.addressesWithoutLookup != nil else { return nil }
             targets.append(target)
         }
         if targets.isEmpty { targets = defaultTargets }

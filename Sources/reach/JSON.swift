@@ -37,8 +37,8 @@ enum JSON {
             }
             out.append("]")
         case let .object(fields):
-            var object = JSONObject(into: out)
-            for (key, value) in fields { object.field(key, value) }
+            var object = JSONObject(into: out, reserving: 0)
+            for (key, value) in fields { object.field(quotingKey: key, value) }
             out = object.closed()
         case let .rendered(bytes): out.bytes += bytes
         }
@@ -70,34 +70,48 @@ struct JSONText {
     /// `text` as a JSON string: quoted, with `"`, `\` and control characters escaped.
     mutating func append(quoted text: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): append("\\\"")
-            case UInt8(ascii: "\\"): append("\\\\")
-            case UInt8(ascii: "\n"): append("\\n")
-            case UInt8(ascii: "\r"): append("\\r")
-            case UInt8(ascii: "\t"): append("\\t")
-            case ..<0x20:
-                let hex: StaticString = "0123456789abcdef"
-                append("\\u00")
-                hex.withUTF8Buffer { digits in
-                    bytes.append(digits[Int(byte >> 4)])
-                    bytes.append(digits[Int(byte & 0xF)])
-                }
-            default: bytes.append(byte)   // UTF-8 of every other scalar is copied as it is
+        var text = text
+        text.withUTF8 { utf8 in
+            // Most strings (names, addresses, states) need no escape: copied at once.
+            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                bytes.append(contentsOf: utf8)
+            } else {
+                for byte in utf8 { append(escaping: byte) }
             }
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    private mutating func append(escaping byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): append("\\\"")
+        case UInt8(ascii: "\\"): append("\\\\")
+        case UInt8(ascii: "\n"): append("\\n")
+        case UInt8(ascii: "\r"): append("\\r")
+        case UInt8(ascii: "\t"): append("\\t")
+        case ..<0x20:
+            let hex: StaticString = "0123456789abcdef"
+            append("\\u00")
+            hex.withUTF8Buffer { digits in
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 0xF)])
+            }
+        default: bytes.append(byte)   // UTF-8 of every other scalar is copied as it is
+        }
+    }
 }
 
 /// One JSON object written field by field into `JSONText`, in the order given.
+/// Keys are literals, written as they are (none needs an escape).
 struct JSONObject {
     private var text: JSONText
     private var empty = true
 
-    init(into text: JSONText = JSONText()) {
+    /// A watch line's object holds about 700 bytes (an `internet` one about
+    /// 1,800): reserved once, not grown by doubling.
+    init(into text: JSONText = JSONText(), reserving capacity: Int = 1024) {
         self.text = text
+        self.text.bytes.reserveCapacity(self.text.bytes.count + capacity)
         self.text.append("{")
     }
 
@@ -107,53 +121,93 @@ struct JSONObject {
         return text
     }
 
-    private mutating func key(_ key: String) {
+    private mutating func key(_ key: StaticString) {
+        if !empty { text.append(",") }
+        empty = false
+        text.append("\"")
+        text.append(key)
+        text.append("\":")
+    }
+
+    /// A key that is not a literal (`JSON.object`'s), quoted.
+    private mutating func key(quoting key: String) {
         if !empty { text.append(",") }
         empty = false
         text.append(quoted: key)
         text.append(":")
     }
 
-    mutating func field(_ name: String, _ value: JSON) {
+    mutating func field(_ name: StaticString, _ value: JSON) {
         key(name)
         value.write(to: &text)
     }
 
-    mutating func field(_ name: String, _ value: String?) {
+    mutating func field(quotingKey name: String, _ value: JSON) {
+        key(quoting: name)
+        value.write(to: &text)
+    }
+
+    mutating func field(_ name: StaticString, _ value: String?) {
         key(name)
         if let value { text.append(quoted: value) } else { text.append("null") }
     }
 
-    mutating func field(_ name: String, _ value: Bool?) {
+    mutating func field(_ name: StaticString, _ value: Bool?) {
         key(name)
         if let value { text.append(value ? "true" : "false") } else { text.append("null") }
     }
 
-    mutating func field<Integer: BinaryInteger>(_ name: String, _ value: Integer?) {
+    mutating func field<Integer: BinaryInteger>(_ name: StaticString, _ value: Integer?) {
         key(name)
         if let value { text.append(Int64(clamping: value)) } else { text.append("null") }
     }
 
     /// An array of strings.
-    mutating func field<Strings: Sequence<String>>(_ name: String, strings: Strings) {
+    mutating func field<Strings: Sequence<String>>(_ name: StaticString, strings: Strings) {
+        array(name, strings) { string, object in object.text.append(quoted: string) }
+    }
+
+    /// An array of objects, each written by `write` in place (no buffer of its own).
+    mutating func field<Items: Sequence>(_ name: StaticString, objects items: Items,
+                                         _ write: (Items.Element, inout JSONObject) -> Void) {
+        array(name, items) { item, object in
+            // The buffer moves into the nested object and back: never copied.
+            var nested = JSONObject(into: object.take(), reserving: 0)
+            write(item, &nested)
+            object.text = nested.closed()
+        }
+    }
+
+    private mutating func array<Items: Sequence>(_ name: StaticString, _ items: Items,
+                                                 _ write: (Items.Element, inout JSONObject) -> Void) {
         key(name)
         text.append("[")
         var first = true
-        for string in strings {
+        for item in items {
             if !first { text.append(",") }
             first = false
-            text.append(quoted: string)
+            write(item, &self)
         }
         text.append("]")
+    }
+
+    private mutating func take() -> JSONText {
+        defer { text = JSONText() }
+        return text
     }
 }
 
 /// Writes `text` and a newline to standard output with one write(2): a
 /// watcher reading the pipe gets the line whole, at once (no stdio buffer
-/// stands between; `printLine` flushes it after every line it prints).
+/// stands between).
 func writeLine(_ text: consuming JSONText) {
-    text.bytes.append(UInt8(ascii: "\n"))
-    text.bytes.withUnsafeBytes { buffer in
+    writeLine(bytes: text.bytes)
+}
+
+/// `line` and a newline, with one write(2) (`printLine`).
+func writeLine(bytes: consuming [UInt8]) {
+    bytes.append(UInt8(ascii: "\n"))
+    bytes.withUnsafeBytes { buffer in
         var offset = 0
         while offset < buffer.count {
             let written = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)

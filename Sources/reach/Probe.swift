@@ -152,7 +152,7 @@ extension ProbeResult {
         parts.append(port.map { "\(transport.rawValue) port \($0)" } ?? transport.rawValue)
         if let resolvedAddress { parts.append("-> \(resolvedAddress)") }
         if let fallbackReason { parts.append("(fallback: \(fallbackReason))") }
-        return parts.joined(separator: "  ")
+        return parts.joinedText(separator: "  ")
     }
 }
 

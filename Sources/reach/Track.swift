@@ -153,6 +153,6 @@ extension TrackerEvent {
         parts.append("round \(round)")
         parts += results.map { "\($0.address) \($0.outcome)" }
         if let error { parts.append("(\(error))") }
-        return parts.joined(separator: "  ")
+        return parts.joinedText(separator: "  ")
     }
 }

@@ -238,35 +238,55 @@ final class CLITests: NamespaceTestCase {
     /// must print the same lines (the timestamps aside) for the same changes,
     /// and both exit 0 on SIGTERM.
     func testQuickWatchPrintsWhatTheParserPathPrints() throws {
+        try expectQuickAndParsedWatchesAgree(["10.1.0.7", "10.2.0.9"])
+    }
+
+    /// A host name too (issue 41: its lines are written on the monitor's
+    /// thread): `localhost`, resolved from /etc/hosts by the monitor in both
+    /// paths, with the same default resolve timeout. JSON lines only: a human
+    /// line per address of localhost, which /etc/hosts decides.
+    func testQuickWatchOfAHostNamePrintsWhatTheParserPathPrints() throws {
+        try expectQuickAndParsedWatchesAgree(["localhost", "10.1.0.7"], human: false)
+    }
+
+    /// Watches `targets` both ways (inside the namespace without options: the
+    /// quick path; with --netns: the parser's), takes a link down and up, and
+    /// compares the lines, human ones too unless `human` is false.
+    private func expectQuickAndParsedWatchesAgree(_ targets: [String], human: Bool = true,
+                                                  file: StaticString = #filePath, line: UInt = #line) throws {
         let ns = try makeLAN()
-        /// Threads of a running process (/proc/PID/status).
-        func threads(_ running: RunningProcess) -> Int? {
-            (try? String(contentsOfFile: "/proc/\(running.pid)/status", encoding: .utf8))?
-                .split(separator: "\n").first { $0.hasPrefix("Threads:") }
-                .flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) }
+        /// Threads of a running process but a resolver's (/proc/PID/task/*/comm),
+        /// which may still be ending after its answer.
+        func threads(_ running: RunningProcess) -> Int {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(running.pid)/task")) ?? []
+            return tasks.filter { task in
+                (try? String(contentsOfFile: "/proc/\(running.pid)/task/\(task)/comm", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) != "reach.resolve"
+            }.count
         }
-        for json in [false, true] {
-            let targets = ["10.1.0.7", "10.2.0.9"] + (json ? ["--json"] : [])
-            let quick = try startReach(["watch"] + targets, under: ["netns", "exec", ns.name])
-            let parsed = try startReach(["watch"] + targets + ["--netns", ns.name, "--resolve-timeout", "5"])
-            XCTAssertEqual(quick.waitForLines(2).count, 2, "quick: \(quick.lines) \(quick.stderr)")
-            XCTAssertEqual(parsed.waitForLines(2).count, 2, "parser: \(parsed.lines) \(parsed.stderr)")
+        for json in human ? [false, true] : [true] {
+            let initial = targets.count
+            let arguments = ["watch"] + targets + (json ? ["--json"] : [])
+            let quick = try startReach(arguments, under: ["netns", "exec", ns.name])
+            let parsed = try startReach(arguments + ["--netns", ns.name, "--resolve-timeout", "5"])
+            XCTAssertEqual(quick.waitForLines(initial).count, initial, "quick: \(quick.lines) \(quick.stderr)", file: file, line: line)
+            XCTAssertEqual(parsed.waitForLines(initial).count, initial, "parser: \(parsed.lines) \(parsed.stderr)", file: file, line: line)
             // The quick path is the one taken: the main thread and the monitor's, no Dispatch worker.
-            XCTAssertEqual(threads(quick), 2)
-            XCTAssertGreaterThan(threads(parsed) ?? 0, 2)
-            // Each step changes 10.1.0.7's answer, and for both targets the
+            XCTAssertEqual(threads(quick), 2, file: file, line: line)
+            XCTAssertGreaterThan(threads(parsed), 2, file: file, line: line)
+            // Each step changes 10.1.0.7's answer, and for every target the
             // interfaces that can carry packets (va, vb): watch prints the
             // answer's change only.
             let perStep = 1
             ns.run("link set va down")
-            XCTAssertEqual(quick.waitForLines(2 + perStep).count, 2 + perStep, "quick: \(quick.lines)")
-            XCTAssertEqual(parsed.waitForLines(2 + perStep).count, 2 + perStep, "parser: \(parsed.lines)")
+            XCTAssertEqual(quick.waitForLines(initial + perStep).count, initial + perStep, "quick: \(quick.lines)", file: file, line: line)
+            XCTAssertEqual(parsed.waitForLines(initial + perStep).count, initial + perStep, "parser: \(parsed.lines)", file: file, line: line)
             ns.run("link set va up")
-            XCTAssertEqual(quick.waitForLines(2 + 2 * perStep).count, 2 + 2 * perStep, "quick: \(quick.lines)")
-            XCTAssertEqual(parsed.waitForLines(2 + 2 * perStep).count, 2 + 2 * perStep, "parser: \(parsed.lines)")
+            XCTAssertEqual(quick.waitForLines(initial + 2 * perStep).count, initial + 2 * perStep, "quick: \(quick.lines)", file: file, line: line)
+            XCTAssertEqual(parsed.waitForLines(initial + 2 * perStep).count, initial + 2 * perStep, "parser: \(parsed.lines)", file: file, line: line)
             for running in [quick, parsed] {
                 kill(running.pid, SIGTERM)
-                XCTAssertEqual(running.waitForExit(timeout: 5), 0, running.stderr)
+                XCTAssertEqual(running.waitForExit(timeout: 5), 0, running.stderr, file: file, line: line)
             }
             // Without the time: the first column, or time_ns.
             func untimed(_ lines: [String]) throws -> [String] {
@@ -278,8 +298,8 @@ final class CLITests: NamespaceTestCase {
                     return String(decoding: data, as: UTF8.self)
                 }
             }
-            XCTAssertEqual(try untimed(quick.lines), try untimed(parsed.lines))
-            XCTAssertEqual(quick.lines.count, 2 + 2 * perStep, "\(quick.lines)")
+            XCTAssertEqual(try untimed(quick.lines), try untimed(parsed.lines), file: file, line: line)
+            XCTAssertEqual(quick.lines.count, initial + 2 * perStep, "\(quick.lines)", file: file, line: line)
         }
     }
 

@@ -33,6 +33,44 @@ final class InputValidationTests: XCTestCase {
         XCTAssertThrowsError(try IPAddress(parsing: "10.0.0")) { XCTAssertEqual($0 as? ReachabilityError, .invalidAddress("10.0.0")) }
     }
 
+    /// An address's text is inet_ntop(3)'s, byte for byte: every pattern of
+    /// zero and non-zero IPv6 groups (where `::` goes, ties, the dotted tails
+    /// of IPv4-compatible and -mapped addresses), group values of every
+    /// width, and IPv4 octets of one, two and three digits.
+    func testAddressTextIsInetNtops() {
+        func ntop(_ family: Int32, _ bytes: [UInt8]) -> String {
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            _ = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }
+            return String(cString: text)
+        }
+        var generator = SystemRandomNumberGenerator()
+        let values: [UInt16] = [1, 0xF, 0x10, 0xFF, 0x100, 0xFFF, 0x1000, 0xFFFF, 0xABCD]
+        var checked = 0
+        for pattern in 0..<256 {
+            for round in 0..<12 {
+                var bytes = [UInt8](repeating: 0, count: 16)
+                for group in 0..<8 where pattern & (1 << group) != 0 {
+                    let value = round < values.count ? values[(round + group) % values.count] : UInt16.random(in: 1...0xFFFF, using: &generator)
+                    bytes[2 * group] = UInt8(value >> 8)
+                    bytes[2 * group + 1] = UInt8(value & 0xFF)
+                }
+                if round == 11 { bytes[10] = 0xFF; bytes[11] = 0xFF }   // ::ffff: tails
+                let address = bytes.withUnsafeBytes { IPAddress(family: .v6, bytes: $0) }
+                XCTAssertEqual(address.description, ntop(AF_INET6, bytes), "\(bytes)")
+                checked += 1
+            }
+        }
+        for octets in [[0, 0, 0, 0], [255, 255, 255, 255], [1, 22, 103, 9], [10, 100, 0, 250]] + (0..<200).map({ _ in
+            (0..<4).map { _ in Int.random(in: 0...255, using: &generator) }
+        }) {
+            let bytes = octets.map(UInt8.init)
+            let address = bytes.withUnsafeBytes { IPAddress(family: .v4, bytes: $0) }
+            XCTAssertEqual(address.description, ntop(AF_INET, bytes))
+            checked += 1
+        }
+        XCTAssertEqual(checked, 256 * 12 + 204)
+    }
+
     func testUIDAndMarkRanges() throws {
         XCTAssertEqual(try LookupOptions.validated(uid: 0, mark: nil, interface: nil).uid, 0)
         XCTAssertEqual(try LookupOptions.validated(uid: 4_294_967_294, mark: nil, interface: nil).uid, 4_294_967_294)

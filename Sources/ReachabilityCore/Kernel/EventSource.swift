@@ -134,7 +134,7 @@ final class EventSource: @unchecked Sendable {
             let linksBefore = verdict.link, routesBefore = events.route4 &+ events.route6
             let throwsBefore = events.throw_added, malformedBefore = events.malformed
             let lostBefore = burst.overflows &+ burst.unreadable
-            drainQueued(&events, verdict: &verdict, into: &burst)
+            drainQueued(&events, verdict: &verdict, into: &burst, stopAtLink: verdict.link == 0)
             // Before any evaluation of this burst: a throw route added, or
             // events lost, and the families without one must be read again.
             if events.throw_added != throwsBefore || events.malformed != malformedBefore
@@ -191,7 +191,13 @@ final class EventSource: @unchecked Sendable {
     /// Reads every datagram queued now, at most a bounded number (datagrams
     /// of other senders included), so a flood cannot keep the targets from
     /// being evaluated nor the thread from seeing a stop.
-    private func drainQueued(_ events: inout creach_events, verdict: inout EventFilter.Verdict, into burst: inout Burst) {
+    /// Reads the queued datagrams into the counts. With `stopAtLink`, returns
+    /// after the first datagram that changed a link, so that its leading edge
+    /// is evaluated before the rest of the queue is read (Architecture.md,
+    /// "Leading edge": the kernel's tables answer, not the messages, and an
+    /// answer a flush may still change is held back).
+    private func drainQueued(_ events: inout creach_events, verdict: inout EventFilter.Verdict, into burst: inout Burst,
+                             stopAtLink: Bool = false) {
         for _ in 0..<4096 {
             let n = creach_nl_recv_event(&socket, buffer, bufferSize)
             if n == 0 { return }
@@ -208,7 +214,9 @@ final class EventSource: @unchecked Sendable {
             }
             // A broken datagram is counted in events.malformed by the classifier.
             _ = creach_events_classify(buffer, n, &events)
+            let linksBefore = verdict.link
             filter.apply(datagram: buffer, length: n, to: &verdict)
+            if stopAtLink && verdict.link > linksBefore { return }
         }
     }
 

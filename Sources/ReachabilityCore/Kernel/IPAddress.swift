@@ -89,11 +89,68 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
         }
     }
 
+    /// The text `inet_ntop(3)` gives (RFC 5952 for IPv6: the first longest run
+    /// of two or more zero groups as `::`, lower-case hex; IPv4-compatible and
+    /// IPv4-mapped addresses end in a dotted quad), written here without
+    /// stdio or a heap buffer: `reach watch` prints several per line.
     public var description: String {
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let af = family == .v4 ? AF_INET : AF_INET6
-        withBytes { bytes in _ = inet_ntop(af, bytes.baseAddress, &text, socklen_t(text.count)) }
-        return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
+            var count = 0
+            func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            func putDecimal(_ value: UInt8) {
+                if value >= 100 { put(UInt8(ascii: "0") + value / 100) }
+                if value >= 10 { put(UInt8(ascii: "0") + value / 10 % 10) }
+                put(UInt8(ascii: "0") + value % 10)
+            }
+            func putQuad(_ value: UInt32) {
+                for shift in stride(from: 24, through: 0, by: -8) {
+                    if shift != 24 { put(UInt8(ascii: ".")) }
+                    putDecimal(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
+                }
+            }
+            guard family == .v6 else {
+                putQuad(UInt32(truncatingIfNeeded: high >> 32))
+                return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+            }
+            func word(_ index: Int) -> UInt16 {
+                UInt16(truncatingIfNeeded: (index < 4 ? high : low) >> UInt64(48 - 16 * (index % 4)))
+            }
+            // The first longest run of zero groups, if two or more long.
+            var best = (base: -1, length: 0), run = (base: -1, length: 0)
+            for index in 0..<8 {
+                if word(index) == 0 {
+                    run = run.base < 0 ? (index, 1) : (run.base, run.length + 1)
+                    if run.length > best.length { best = run }
+                } else {
+                    run = (-1, 0)
+                }
+            }
+            if best.length < 2 { best = (-1, 0) }
+            for index in 0..<8 {
+                if best.base >= 0 && index >= best.base && index < best.base + best.length {
+                    if index == best.base { put(UInt8(ascii: ":")) }
+                    continue
+                }
+                if index != 0 { put(UInt8(ascii: ":")) }
+                if index == 6 && best.base == 0 && (best.length == 6 || (best.length == 5 && word(5) == 0xFFFF)) {
+                    putQuad(UInt32(truncatingIfNeeded: low))
+                    break
+                }
+                let value = word(index)
+                var started = false
+                for shift in stride(from: 12, through: 0, by: -4) {
+                    let digit = UInt8(truncatingIfNeeded: value >> UInt16(shift)) & 0xF
+                    guard started || digit != 0 || shift == 0 else { continue }
+                    started = true
+                    put(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+                }
+            }
+            if best.base >= 0 && best.base + best.length == 8 { put(UInt8(ascii: ":")) }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+        }
     }
 }
 

@@ -130,7 +130,15 @@ public struct ReachabilityMask: OptionSet, Hashable, Sendable, CustomStringConve
             (.wwan2G, "wwan2G"), (.wwan3G, "wwan3G"), (.wwan4G, "wwan4G"), (.wwan5G, "wwan5G"),
             (.wwanUnknownGeneration, "wwanUnknownGeneration"), (.other, "other"),
         ]
-        return names.filter { contains($0.0) }.map(\.1).joined(separator: "|")
+        // Joined by hand: `joined(separator:)` is generic over the collection,
+        // and its first call looks a conformance up at run time (a scan of
+        // every conformance in the program: `reach check`'s start-up, issue 41).
+        var text = ""
+        for (mask, name) in names where contains(mask) {
+            if !text.isEmpty { text += "|" }
+            text += name
+        }
+        return text
     }
 }
 
