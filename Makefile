@@ -51,12 +51,20 @@ help:
 # iproute2 (the integration tests build their namespaces with `ip`), and the
 # real servers the probe and validation tests run in their namespaces: nginx
 # (HTTP 204, redirects, portal pages) and dnsmasq (DNS); curl, with which the
-# exporter tests scrape reach-exporter.
-SETUP_PACKAGES := libcap-dev pkg-config iproute2 nginx-light dnsmasq-base curl
+# exporter tests scrape reach-exporter. For ReachabilityModemManager: libsystemd
+# (sd-bus), and what its tests run: dbus-daemon (a private system bus per
+# test), python3-dbusmock (the ModemManager stand-in), modemmanager (the real
+# daemon, with no modem) and modemmanager-dev (its introspection data, from
+# which the stand-in takes every property's type).
+SETUP_PACKAGES := libcap-dev pkg-config iproute2 nginx-light dnsmasq-base curl \
+	libsystemd-dev dbus-daemon python3-dbusmock modemmanager modemmanager-dev
 setup:
 	@if ! pkg-config --exists libcap 2>/dev/null || ! command -v ip >/dev/null || ! command -v curl >/dev/null || \
 			! PATH="$$PATH:/usr/sbin:/sbin" command -v nginx >/dev/null || \
-			! PATH="$$PATH:/usr/sbin:/sbin" command -v dnsmasq >/dev/null; then \
+			! PATH="$$PATH:/usr/sbin:/sbin" command -v dnsmasq >/dev/null || \
+			! pkg-config --exists libsystemd 2>/dev/null || ! [ -x /usr/bin/dbus-daemon ] || \
+			! /usr/bin/python3 -c 'import dbusmock' 2>/dev/null || ! [ -x /usr/sbin/ModemManager ] || \
+			! [ -f /usr/share/dbus-1/interfaces/org.freedesktop.ModemManager1.Modem.xml ]; then \
 		echo "make: installing $(SETUP_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(SETUP_PACKAGES) >/dev/null; \

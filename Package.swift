@@ -12,6 +12,9 @@ let package = Package(
         // The model alone (flags and decision tables on values): for code that
         // decides from facts it has, on any platform.
         .library(name: "ReachabilityModel", targets: ["ReachabilityModel"]),
+        // Radio facts from ModemManager on the system bus (sd-bus, libsystemd):
+        // a product of its own, so that the engine links no D-Bus library.
+        .library(name: "ReachabilityModemManager", targets: ["ReachabilityModemManager"]),
         // Apple's reachability APIs under their own module names, so that code
         // written for iOS compiles unchanged (README, "Porting from iOS"):
         // `import SystemConfiguration`, `import CoreTelephony`, `import Network`.
@@ -46,6 +49,14 @@ let package = Package(
             pkgConfig: "libcap",
             providers: [.apt(["libcap-dev"])]
         ),
+        // libsystemd's sd-bus, for ReachabilityModemManager alone; `make`
+        // installs libsystemd-dev when it is missing.
+        .systemLibrary(
+            name: "CSDBus",
+            path: "Sources/CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // Syscalls and byte parsing only: netlink, sysfs, namespaces, capabilities.
         .target(
             name: "CReachability",
@@ -68,6 +79,12 @@ let package = Package(
         .target(
             name: "ReachabilityCore",
             dependencies: ["ReachabilityModel", "CReachability"]
+        ),
+        // ModemManager's modems as radio facts (RadioSource.setModemFacts): its
+        // own thread and bus connection, read through sd-bus.
+        .target(
+            name: "ReachabilityModemManager",
+            dependencies: ["ReachabilityCore", "CSDBus"]
         ),
         // ReachabilityCore re-exported, plus what needs Swift concurrency or
         // Dispatch: AsyncStream changes, async lookups and probes, `.dispatch(queue)`.
@@ -142,6 +159,7 @@ let package = Package(
             name: "reach",
             dependencies: [
                 "Reachability",
+                "ReachabilityModemManager",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -168,6 +186,15 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Reachability", "ReachabilityCore", "CReachability", "CTestSupport", "ReachabilityTesting"]
+        ),
+        // ReachabilityModemManager over a real dbus-daemon (a private system
+        // bus per test) against a ModemManager stand-in that speaks its
+        // interface (python3-dbusmock, modemmanager_standin.py), and against
+        // Debian's real ModemManager with no modem.
+        .testTarget(
+            name: "ModemManagerTests",
+            dependencies: ["ReachabilityModemManager", "Reachability"],
+            exclude: ["modemmanager_standin.py"]
         ),
         // The compat modules on the real kernel, in namespaces (Tests/CompatTests).
         .testTarget(

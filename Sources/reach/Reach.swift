@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Reachability
+import ReachabilityModemManager
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +18,7 @@ struct Reach: AsyncParsableCommand {
             2 bad input or the kernel could not be asked.
             """,
         version: ReachabilityPackage.version,
-        subcommands: [Overview.self, Check.self, Watch.self, Wait.self, Probe.self, Track.self],
+        subcommands: [Overview.self, Check.self, Watch.self, Wait.self, Probe.self, Track.self, Modems.self],
         defaultSubcommand: Overview.self
     )
 
@@ -146,7 +147,7 @@ struct PolicyArguments: ParsableArguments {
     @Option(help: ArgumentHelp("A modem device the kernel cannot name as one (path or glob, e.g. /dev/ttyACM0): PPP links are WWAN when a modem is present and no PPPoE/L2TP session; repeatable.", valueName: "PATH"))
     var modem: [String] = []
 
-    @Option(help: ArgumentHelp("The radio technology of a WWAN interface (GPRS, EDGE, UMTS, HSPA, LTE, NR ...) for the mask's 2G...5G bits; repeatable.", valueName: "IF=TECH"))
+    @Option(help: ArgumentHelp("The radio technology of a WWAN interface (GPRS, EDGE, UMTS, HSPA, LTE, NR ...) for the mask's 2G...5G bits, or 'modemmanager': each modem's, from ModemManager on the system bus (an IF=TECH given too wins for its interface); repeatable.", valueName: "IF=TECH|modemmanager"))
     var radio: [String] = []
 
     func validate() throws {
@@ -165,7 +166,12 @@ struct PolicyArguments: ParsableArguments {
 
     func radioSource() throws -> RadioSource {
         var technologies: [String: RadioTechnology] = [:]
+        var followsModemManager = false
         for text in radio {
+            if text.lowercased() == "modemmanager" {
+                followsModemManager = true
+                continue
+            }
             guard let equals = text.firstIndex(of: "="), let technology = RadioTechnology(parsing: String(text[text.index(after: equals)...])) else {
                 throw ValidationError("--radio takes IF=TECH with TECH one of GSM, GPRS, EDGE, UMTS, HSPA, HSPA+, LTE, NR ..., not '\(text)'")
             }
@@ -173,7 +179,14 @@ struct PolicyArguments: ParsableArguments {
             try LookupOptions.validateInterfaceName(name)
             technologies[name] = technology
         }
-        return RadioSource(technologies)
+        let source = RadioSource(technologies)
+        if followsModemManager {
+            // The first answer reads ModemManager's facts (or knows they are
+            // unavailable: then the answers have none, as without the option).
+            try ModemManagerRadio.shared.follow(into: source)
+            _ = ModemManagerRadio.shared.waitForFirstAnswer(timeout: .seconds(5))
+        }
+        return source
     }
 }
 

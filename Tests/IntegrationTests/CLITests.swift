@@ -19,7 +19,7 @@ final class CLITests: NamespaceTestCase {
             .appendingPathComponent("../../README.md").path, encoding: .utf8)
         let option = try NSRegularExpression(pattern: "--[a-z][a-z0-9-]+")
         var missing: [String] = []
-        for subcommand in ["status", "check", "watch", "wait", "probe", "track"] {
+        for subcommand in ["status", "check", "watch", "wait", "probe", "track", "modems"] {
             let help = try reach([subcommand, "--help"])
             XCTAssertEqual(help.status, 0, help.stderr)
             let text = help.stdout as NSString

@@ -34,6 +34,35 @@ import ReachabilityTesting
         try await net.finish()
     }
 
+    /// A modem in Ethernet mode (`usb0`, a wired link to the kernel) is WWAN
+    /// once a modem daemon's facts say a modem owns it, with the daemon's
+    /// technology; an application's kind rule still wins (issue 42).
+    @Test func aModemDaemonsInterfaceIsWWAN() async throws {
+        let net = SimulatedNetwork()
+        net.uplink("usb0", .wired)
+        let monitor = try ReachabilityMonitor(targets: [.internet], namespace: net.namespace)
+        try monitor.start()
+        await net.settled()
+        #expect(monitor.currentEvaluations.first?.status == .reachable(.wired))
+        net.radio.setModemFacts(.init(provider: "ModemManager", technologies: ["usb0": .lte], interfaces: ["usb0"]))
+        await net.settled()
+        #expect(monitor.currentEvaluations.first?.status == .reachable(.wwan))
+        #expect(monitor.currentEvaluations.first?.mask == .wwan4G)
+        net.radio.setModemFacts(nil)
+        await net.settled()
+        #expect(monitor.currentEvaluations.first?.status == .reachable(.wired))
+        monitor.stop()
+        try await net.finish()
+        // A kind rule of the application's wins over the daemon.
+        let ruled = SimulatedNetwork()
+        ruled.uplink("usb0", .wired)
+        ruled.radio.setModemFacts(.init(provider: "ModemManager", technologies: [:], interfaces: ["usb0"]))
+        let evaluator = try ReachabilityEvaluator(namespace: ruled.namespace,
+                                                  kindOverrides: [InterfaceKindOverride(parsing: "usb0=wired")])
+        #expect(try await evaluator.evaluate(.internet).status == .reachable(.wired))
+        #expect(try await ReachabilityEvaluator(namespace: ruled.namespace).evaluate(.internet).status == .reachable(.wwan))
+    }
+
     @Test func theRadioSetsTheMaskGeneration() async throws {
         let net = SimulatedNetwork()
         net.uplink("wwan0", .wwan)

@@ -7,7 +7,9 @@
 # --foundation leaves out the flags that a program cannot have when it links
 # Foundation or Dispatch (swift-argument-parser brings FoundationEssentials):
 # witness and vtable elimination, with which its link fails (undefined
-# dispatch thunks of the prebuilt modules). `make static` builds `reach` with it.
+# dispatch thunks of the prebuilt modules); and REACH_NO_MODEM_FACTS, since
+# those programs follow ModemManager (`reach modems`, `--radio modemmanager`).
+# `make static` builds `reach` with it.
 #
 # --minimal adds firmware-minimal.flags: no reflection metadata, and runtime
 # records only for what the program uses (smaller; read that file for the price).
@@ -36,7 +38,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 case "${1:-}" in
     "") grep -v '^#' "$here/firmware.flags" ;;
-    --foundation) grep -v '^#' "$here/firmware.flags" | grep -v -e '-enable-llvm-wme' -e '-enable-llvm-vfe' ;;
+    --foundation) grep -v '^#' "$here/firmware.flags" | grep -v -e '-enable-llvm-wme' -e '-enable-llvm-vfe' -e 'REACH_NO_MODEM_FACTS' ;;
     --minimal) cat "$here/firmware.flags" "$here/firmware-minimal.flags" | grep -v "^#" ;;
     *) echo "usage: $0 [--foundation | --minimal]" >&2; exit 2 ;;
 esac

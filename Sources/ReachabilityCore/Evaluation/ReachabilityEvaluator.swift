@@ -51,6 +51,8 @@ public final class ReachabilityEvaluator: Sendable {
 
     private struct CachedKind {
         var name: String
+        /// Whether the radio source's modem daemon said a modem owns it then.
+        var ownedByModem: Bool
         var kind: InterfaceKind
     }
 
@@ -302,10 +304,13 @@ public final class ReachabilityEvaluator: Sendable {
     }
 
     private func kind<Kernel: KernelQuestions>(of link: LinkState, kernel: Kernel, kinds: inout [Int32: CachedKind]) -> InterfaceKind {
-        if let cached = kinds[link.index], cached.name == link.name { return cached.kind }
+        // A kind is kept while the link's name, and whether a modem daemon
+        // says a modem owns it, stay the same.
+        let ownedByModem = radio.isModemInterface(link.name)
+        if let cached = kinds[link.index], cached.name == link.name, cached.ownedByModem == ownedByModem { return cached.kind }
         let facts = kernel.interfaceFacts(of: link, namespaceFD: namespaceFD, declaredModems: policy.modemDevices)
-        let kind = InterfaceKind(facts: facts, overrides: kindOverrides)
-        kinds[link.index] = CachedKind(name: link.name, kind: kind)
+        let kind = InterfaceKind(facts: facts, overrides: kindOverrides, ownedByModem: ownedByModem)
+        kinds[link.index] = CachedKind(name: link.name, ownedByModem: ownedByModem, kind: kind)
         return kind
     }
 }

@@ -8,6 +8,9 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
+#if !REACH_NO_MODEM_FACTS
+internal import Synchronization
+#endif
 
 extension ReachabilityPolicy {
     /// The policy of every evaluator, monitor and compat module
@@ -92,15 +95,29 @@ package final class ProcessDefaultPolicy: Sendable {
 }
 
 /// The radio technology of each WWAN link, as the application or its modem
-/// driver sets it (the kernel does not know it). Shared by an evaluator and
-/// the monitors that use it; safe from any thread.
+/// driver sets it (the kernel does not know it), and as a modem daemon
+/// reports it (`ModemFacts`: ModemManager, through the
+/// `ReachabilityModemManager` product). Where both name an interface, the
+/// application's setting wins (`origin(for:)` says which one answered).
+/// Shared by an evaluator and the monitors that use it; safe from any thread.
 public final class RadioSource: Sendable {
     private struct State {
+        /// The application's own settings (`set(_:for:)`, `REACH_RADIO`).
         var technologies: [String: RadioTechnology]
+        #if !REACH_NO_MODEM_FACTS
+        /// What a modem daemon reports.
+        var modem: ModemFacts?
+        #endif
         /// Running monitors that use this source: told of every change.
         var observers = Observers<@Sendable () -> Void>()
     }
     private let state: Locked<State>
+    #if !REACH_NO_MODEM_FACTS
+    /// Whether `state.modem` holds any interface: read without the lock by
+    /// every kind lookup of an evaluation (`isModemInterface`), which then
+    /// costs one load where no modem daemon is followed.
+    private let modemInterfacesKnown = Atomic<Bool>(false)
+    #endif
 
     /// A source with these technologies by interface name (e.g. `["wwan0": .lte]`); a WWAN link not
     /// named has no generation until one is set.
@@ -147,8 +164,29 @@ public final class RadioSource: Sendable {
         return technologies
     }
 
-    /// Every interface's technology, as last set.
-    public var technologies: [String: RadioTechnology] { state.withLock { $0.technologies } }
+    /// Every interface's technology: the modem daemon's, with the
+    /// application's settings over them.
+    public var technologies: [String: RadioTechnology] {
+        #if REACH_NO_MODEM_FACTS
+        state.withLock { $0.technologies }
+        #else
+        state.withLock { state in
+            state.technologies.merging(state.modem?.technologies ?? [:]) { application, _ in application }
+        }
+        #endif
+    }
+
+    /// Whether a modem daemon says a modem owns `interface` (`ModemFacts.interfaces`).
+    /// A firmware build (`REACH_NO_MODEM_FACTS`, Tools/Footprint/firmware.flags)
+    /// follows no modem daemon: there, never.
+    public func isModemInterface(_ interface: String) -> Bool {
+        #if REACH_NO_MODEM_FACTS
+        return false
+        #else
+        guard modemInterfacesKnown.load(ordering: .acquiring) else { return false }
+        return state.withLock { $0.modem?.interfaces.contains(interface) ?? false }
+        #endif
+    }
 
     /// Sets (or, with nil, forgets) the technology of `interface`. A running
     /// monitor that uses this source evaluates again at once, and reports the
@@ -163,10 +201,15 @@ public final class RadioSource: Sendable {
         for observer in observers { observer() }
     }
 
-    /// The technology set for `interface`; nil when none is, and the mask then says
+    /// The technology of `interface`: the application's setting, else the
+    /// modem daemon's; nil when neither names one, and the mask then says
     /// `ReachabilityMask.wwanUnknownGeneration`.
     public func technology(for interface: String) -> RadioTechnology? {
+        #if REACH_NO_MODEM_FACTS
         state.withLock { $0.technologies[interface] }
+        #else
+        state.withLock { $0.technologies[interface] ?? $0.modem?.technologies[interface] }
+        #endif
     }
 
     /// Calls `observer` (outside the lock) after every change; for monitors
@@ -180,3 +223,64 @@ public final class RadioSource: Sendable {
         _ = removed   // released outside the lock
     }
 }
+
+#if !REACH_NO_MODEM_FACTS
+// A modem daemon's layer (not in a firmware build: a program without the
+// ReachabilityModemManager product pays nothing for it, issue 42).
+extension RadioSource {
+    /// What a modem daemon says about the interfaces its modems own.
+    public struct ModemFacts: Hashable, Sendable {
+        /// Who says it, for messages and `reach` (`"ModemManager"`).
+        public var provider: String
+        /// The technology in use behind each interface a modem owns (a modem
+        /// that reports none: absent).
+        public var technologies: [String: RadioTechnology]
+        /// Every network interface a modem owns, with or without a
+        /// technology: WWAN whatever its driver or name (an Ethernet-mode
+        /// modem's `usb0`), unless an interface kind rule of the application
+        /// says otherwise.
+        public var interfaces: Set<String>
+
+        /// Facts of `provider`: technologies and interfaces by name.
+        public init(provider: String, technologies: [String: RadioTechnology], interfaces: Set<String>) {
+            self.provider = provider
+            self.technologies = technologies
+            self.interfaces = interfaces
+        }
+    }
+
+    /// Where an interface's technology came from.
+    public enum Origin: Hashable, Sendable {
+        /// The application (`set(_:for:)`, `REACH_RADIO`, `reach --radio IF=TECH`).
+        case application
+        /// A modem daemon (`ModemFacts.provider`).
+        case modem(provider: String)
+    }
+
+    /// The modem daemon's facts, as last given (nil: none follows the modems).
+    public var modemFacts: ModemFacts? { state.withLock { $0.modem } }
+
+    /// Replaces the modem daemon's facts (nil: none, as when the daemon went
+    /// away). A running monitor that uses this source evaluates again when
+    /// they changed, as for `set(_:for:)`.
+    public func setModemFacts(_ facts: ModemFacts?) {
+        let observers = state.withLock { state -> [@Sendable () -> Void] in
+            guard state.modem != facts else { return [] }
+            state.modem = facts
+            modemInterfacesKnown.store(!(facts?.interfaces.isEmpty ?? true), ordering: .releasing)
+            return state.observers.entries.map(\.entry)
+        }
+        for observer in observers { observer() }
+    }
+
+    /// Who set `interface`'s technology: the application, whose setting wins,
+    /// or the modem daemon; nil when neither did.
+    public func origin(for interface: String) -> Origin? {
+        state.withLock { state in
+            if state.technologies[interface] != nil { return .application }
+            guard let modem = state.modem, modem.technologies[interface] != nil else { return nil }
+            return .modem(provider: modem.provider)
+        }
+    }
+}
+#endif

@@ -19,6 +19,8 @@ package enum ThreadRole: String {
     case tracker = "reach.tracker"
     case resolver = "reach.resolve"
     case probe = "reach.probe"
+    /// A modem daemon's client (ReachabilityModemManager): its bus connection's thread.
+    case modems = "reach.modems"
 }
 
 /// Starts a detached thread running `body`.
@@ -63,13 +65,13 @@ private final class ThreadBody {
 /// would do as well, but linking that module (its conformances, the atomic
 /// orderings' descriptions, what they pull from the standard library) cost
 /// a firmware program 32 KiB (Tools/Footprint: 425 KiB with it, 393 without).
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// For `wait(until:)`; only locks made `waitable` have one.
     private let condition: UnsafeMutablePointer<pthread_cond_t>?
     private var value: Value
 
-    init(_ value: Value, waitable: Bool = false) {
+    package init(_ value: Value, waitable: Bool = false) {
         self.value = value
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
@@ -77,8 +79,12 @@ final class Locked<Value>: @unchecked Sendable {
         if waitable {
             condition = .allocate(capacity: 1)
             condition!.initialize(to: pthread_cond_t())
-            // CLOCK_MONOTONIC is not needed: waits here have no deadline.
-            let status = pthread_cond_init(condition!, nil)
+            // CLOCK_MONOTONIC, for `wait(timeoutNanoseconds:until:)`.
+            var attributes = pthread_condattr_t()
+            pthread_condattr_init(&attributes)
+            pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+            let status = pthread_cond_init(condition!, &attributes)
+            pthread_condattr_destroy(&attributes)
             precondition(status == 0, "pthread_cond_init: \(status)")
         } else {
             condition = nil
@@ -97,7 +103,7 @@ final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, holding the lock.
-    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
@@ -105,16 +111,32 @@ final class Locked<Value>: @unchecked Sendable {
 
     /// Waits, without holding the lock meanwhile, until `done` holds (checked
     /// under the lock each time another thread calls `broadcast()`).
-    func wait(until done: (inout Value) -> Bool) {
+    package func wait(until done: (inout Value) -> Bool) {
         guard let condition else { preconditionFailure("wait(until:) on a lock made without waitable") }
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while !done(&value) { pthread_cond_wait(condition, mutex) }
     }
 
+    /// `wait(until:)` for at most `timeoutNanoseconds`; returns whether `done` holds.
+    package func wait(timeoutNanoseconds: UInt64, until done: (inout Value) -> Bool) -> Bool {
+        guard let condition else { preconditionFailure("wait(until:) on a lock made without waitable") }
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let total = UInt64(deadline.tv_nsec) &+ min(timeoutNanoseconds, UInt64(Int32.max) * 1_000_000_000)
+        deadline.tv_sec += Int(total / 1_000_000_000)
+        deadline.tv_nsec = Int(total % 1_000_000_000)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !done(&value) {
+            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { return done(&value) }
+        }
+        return true
+    }
+
     /// Wakes every `wait(until:)` to check its condition again (call after
     /// changing what they wait for).
-    func broadcast() {
+    package func broadcast() {
         if let condition { pthread_cond_broadcast(condition) }
     }
 }

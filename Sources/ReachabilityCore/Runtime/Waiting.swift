@@ -13,17 +13,17 @@ extension MonotonicInstant {
 
 /// CLOCK_MONOTONIC in nanoseconds: for deadlines, where the raw value is what is added and compared.
 @inline(__always)
-func monotonicNanoseconds() -> UInt64 { creach_monotonic_ns() }
+package func monotonicNanoseconds() -> UInt64 { creach_monotonic_ns() }
 
 /// An eventfd another thread signals to wake a waiting one.
-enum Wakeup {
+package enum Wakeup {
     /// A new eventfd, -1 with errno set when the process has none left.
-    static func open() -> Int32 { creach_wakeup_open() }
+    package static func open() -> Int32 { creach_wakeup_open() }
     /// Wakes the thread waiting on `fd` (a write of 1; never blocks).
     @discardableResult
-    static func signal(_ fd: Int32) -> Int32 { creach_wakeup_signal(fd) }
+    package static func signal(_ fd: Int32) -> Int32 { creach_wakeup_signal(fd) }
     /// Reads the count back to 0, after a wait that `fd` ended.
-    static func clear(_ fd: Int32) { creach_wakeup_clear(fd) }
+    package static func clear(_ fd: Int32) { creach_wakeup_clear(fd) }
 }
 
 /// What ended a wait: the descriptor is readable (a datagram, or a pending

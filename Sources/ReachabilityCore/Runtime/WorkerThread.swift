@@ -20,7 +20,7 @@ internal import Glibc
 /// may call in with its own lock held (the monitor queues callbacks while
 /// publishing). No queued closure, which may hold the last reference to a
 /// user's object, is released while the lock is held.
-final class WorkerThread: Sendable {
+package final class WorkerThread: Sendable {
     private enum Phase {
         case idle
         case running(pthread_t)
@@ -60,7 +60,7 @@ final class WorkerThread: Sendable {
     }
 
     /// What `stop()` did.
-    enum StopOutcome: Equatable {
+    package enum StopOutcome: Equatable {
         /// Nothing ran.
         case wasIdle
         /// The thread was woken and joined: it is gone.
@@ -80,7 +80,7 @@ final class WorkerThread: Sendable {
     /// stopped monitor delivers nothing more).
     private let runsQueuedWorkAtEnd: Bool
 
-    init(owner: String, runsQueuedWorkAtEnd: Bool) {
+    package init(owner: String, runsQueuedWorkAtEnd: Bool) {
         self.owner = owner
         self.runsQueuedWorkAtEnd = runsQueuedWorkAtEnd
     }
@@ -96,7 +96,7 @@ final class WorkerThread: Sendable {
     /// - Throws: `.system(EBUSY)` while a stop is still finishing (one called
     ///   from a callback on the thread, until that callback returns), or when
     ///   no eventfd or thread can be had.
-    func start(_ role: ThreadRole, subscriber: SimulationSubscriber? = nil,
+    package func start(_ role: ThreadRole, subscriber: SimulationSubscriber? = nil,
                _ body: @escaping @Sendable (_ wakeFD: Int32) -> Void) throws(ReachabilityError) -> Bool {
         try state.withLock { (state) throws(ReachabilityError) -> Bool in
             switch state.phase {
@@ -135,7 +135,7 @@ final class WorkerThread: Sendable {
     /// worker only `stopped` runs (an owner's clean-up of what it holds
     /// between runs, such as observers that a stop drops).
     @discardableResult
-    func stop(requested: () -> Void = {}, stopped: () -> Void = {}) -> StopOutcome {
+    package func stop(requested: () -> Void = {}, stopped: () -> Void = {}) -> StopOutcome {
         enum Action { case none, join(pthread_t), detachSelf, waitForOther }
         let action = state.withLock { state -> Action in
             switch state.phase {
@@ -179,12 +179,12 @@ final class WorkerThread: Sendable {
         }
     }
 
-    var isRunning: Bool {
+    package var isRunning: Bool {
         state.withLock { if case .running = $0.phase { true } else { false } }
     }
 
     /// The thread's question, once per turn.
-    var stopRequested: Bool { state.withLock { $0.stopRequested } }
+    package var stopRequested: Bool { state.withLock { $0.stopRequested } }
 
     /// The wake-up fd; -1 when no thread exists (for tests).
     var wakeFileDescriptor: Int32 { state.withLock { $0.wakeFD } }
@@ -198,7 +198,7 @@ final class WorkerThread: Sendable {
     #endif
 
     /// Wakes the thread (an answer for it arrived); harmless when none runs.
-    func wake() {
+    package func wake() {
         state.withLock { state in
             #if !REACH_NO_SIMULATION
             state.subscriber?.markBusy()
@@ -306,7 +306,7 @@ final class WorkerThread: Sendable {
     }()
 
     /// Whether the caller runs on this worker's thread.
-    var isCurrent: Bool {
+    package var isCurrent: Bool {
         pthread_getspecific(WorkerThread.currentKey) == Unmanaged.passUnretained(self).toOpaque()
     }
 

@@ -139,11 +139,14 @@ extension InterfaceKind {
     package static let hardwareTypePPP: UInt16 = 512       // ARPHRD_PPP
 
     /// The kind of an interface: the first override that matches its name wins;
-    /// else, in this order, loopback, PPP (by its own rule), WWAN, Wi-Fi,
+    /// else an interface a modem daemon says a modem owns (`ownedByModem`) is
+    /// WWAN; else, in this order, loopback, PPP (by its own rule), WWAN, Wi-Fi,
     /// tunnel, wired, other (Architecture.md, "Interface kind").
-    public init(facts: InterfaceFacts, overrides: [InterfaceKindOverride] = []) {
+    public init(facts: InterfaceFacts, overrides: [InterfaceKindOverride] = [], ownedByModem: Bool = false) {
         if let rule = overrides.first(where: { $0.matches(facts.name) }) {
             self = rule.kind
+        } else if ownedByModem {
+            self = .wwan
         } else if facts.rawFlags & LinkFlags.loopback.rawValue != 0 || facts.hardwareType == Self.hardwareTypeLoopback {
             self = .loopback
         } else if facts.hardwareType == Self.hardwareTypePPP {

@@ -1,0 +1,242 @@
+// One sd-bus connection of the radio's thread: opened, watched for
+// ModemManager's signals, asked for the modems, closed. Only the radio's
+// thread touches it (sd-bus objects belong to one thread).
+
+internal import CSDBus
+import ReachabilityCore
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+private let service = "org.freedesktop.ModemManager1"
+private let managerPath = "/org/freedesktop/ModemManager1"
+private let objectManager = "org.freedesktop.DBus.ObjectManager"
+private let properties = "org.freedesktop.DBus.Properties"
+/// How long a call may take before the thread gives up on it (the daemon hangs).
+private let callTimeoutMicroseconds: UInt64 = 5_000_000
+
+final class BusConnection {
+    private var bus: OpaquePointer?
+    private unowned let radio: ModemManagerRadio
+    private var slots: [OpaquePointer?] = []
+    /// Whether ModemManager owns its name now.
+    private var serviceOwned = false
+
+    private init(bus: OpaquePointer, radio: ModemManagerRadio) {
+        self.bus = bus
+        self.radio = radio
+    }
+
+    /// Connects to the bus at `address` (nil: the system bus) and subscribes
+    /// to ModemManager's signals; the errno on failure.
+    static func open(address: String?, radio: ModemManagerRadio) -> Result<BusConnection, Errno> {
+        var bus: OpaquePointer?
+        var rc: Int32
+        if let address {
+            rc = sd_bus_new(&bus)
+            if rc >= 0 { rc = address.withCString { sd_bus_set_address(bus, $0) } }
+            if rc >= 0 { rc = sd_bus_set_bus_client(bus, 1) }
+            if rc >= 0 { rc = sd_bus_start(bus) }
+        } else {
+            rc = sd_bus_open_system(&bus)
+        }
+        guard rc >= 0, let bus else {
+            if let bus { sd_bus_close_unref(bus) }
+            return .failure(Errno(-rc))
+        }
+        let connection = BusConnection(bus: bus, radio: radio)
+        let rules = [
+            // Every signal of ModemManager: ObjectManager's and PropertiesChanged.
+            "type='signal',sender='\(service)'",
+            // The service appearing and going (no polling, no auto-start).
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
+                + "member='NameOwnerChanged',arg0='\(service)'",
+        ]
+        for rule in rules {
+            var slot: OpaquePointer?
+            let added = rule.withCString {
+                sd_bus_add_match(bus, &slot, $0, busSignal, Unmanaged.passUnretained(connection).toOpaque())
+            }
+            guard added >= 0 else {
+                connection.close()
+                return .failure(Errno(-added))
+            }
+            connection.slots.append(slot)
+        }
+        return .success(connection)
+    }
+
+    var fd: Int32 { sd_bus_get_fd(bus) }
+    var events: Int16 { Int16(truncatingIfNeeded: max(sd_bus_get_events(bus), 0)) }
+
+    /// sd-bus's own deadline (a call's timeout), in poll(2) milliseconds.
+    func timeoutMilliseconds(now: UInt64) -> Int32 {
+        var usec: UInt64 = 0
+        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return -1 }
+        let nowMicroseconds = now / 1000
+        return usec <= nowMicroseconds ? 0 : Int32(clamping: (usec - nowMicroseconds) / 1000 + 1)
+    }
+
+    /// Handles what arrived; false when the connection is lost.
+    func process() -> Bool {
+        while true {
+            let rc = sd_bus_process(bus, nil)
+            if rc < 0 { return false }
+            if rc == 0 { return sd_bus_is_open(bus) > 0 }
+        }
+    }
+
+    func close() {
+        for slot in slots { sd_bus_slot_unref(slot) }
+        slots = []
+        if let bus { sd_bus_flush_close_unref(bus) }
+        bus = nil
+    }
+
+    // MARK: Reading
+
+    /// Reads every modem (GetManagedObjects) when ModemManager owns its name;
+    /// else the radio waits for NameOwnerChanged.
+    func readModems() {
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        defer { sd_bus_error_free(&error) }
+        guard let owner = call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+                               argument: service, error: &error) else {
+            serviceOwned = false
+            let reason = Self.reason(error, absent: "org.freedesktop.DBus.Error.NameHasNoOwner")
+            radio.update { state in
+                state.table.removeAll()
+                state.availability = .unavailable(reason)
+            }
+            return
+        }
+        sd_bus_message_unref(owner)
+        serviceOwned = true
+        guard let reply = call(service, managerPath, objectManager, "GetManagedObjects", error: &error) else {
+            let reason = Self.reason(error, absent: "org.freedesktop.DBus.Error.ServiceUnknown")
+            radio.update { state in
+                state.table.removeAll()
+                state.availability = .unavailable(reason)
+            }
+            return
+        }
+        defer { sd_bus_message_unref(reply) }
+        let reader = BusReader(message: reply)
+        radio.update { state in
+            state.table.removeAll()
+            do throws(ModemPropertyError) {
+                try reader.forEachEntry("{oa{sa{sv}}}") { (path) throws(ModemPropertyError) in
+                    try state.table.addInterfaces(of: path, from: reader)
+                }
+            } catch {
+                state.table.noteDrop(error)
+            }
+            state.counters.reads += 1
+            state.availability = .available
+        }
+        readUnknownBearers()
+    }
+
+    /// The bearers modems list that no message described (GetAll on each).
+    private func readUnknownBearers() {
+        let unknown = radio.withTable { $0.unknownBearers }
+        for path in unknown {
+            var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+            defer { sd_bus_error_free(&error) }
+            guard let reply = call(service, path, properties, "GetAll", argument: ModemInterface.bearer, error: &error) else { continue }
+            defer { sd_bus_message_unref(reply) }
+            let reader = BusReader(message: reply)
+            radio.update { state in
+                do throws(ModemPropertyError) { try state.table.readProperties(of: path, interface: ModemInterface.bearer, from: reader) } catch {
+                    state.table.noteDrop(error)
+                }
+            }
+        }
+    }
+
+    /// A method call with at most one string argument, never starting a service.
+    private func call(_ destination: String, _ path: String, _ interface: String, _ member: String,
+                      argument: String? = nil, error: inout sd_bus_error) -> OpaquePointer? {
+        var message: OpaquePointer?
+        guard sd_bus_message_new_method_call(bus, &message, destination, path, interface, member) >= 0, let message else { return nil }
+        defer { sd_bus_message_unref(message) }
+        sd_bus_message_set_auto_start(message, 0)
+        if let argument {
+            guard argument.withCString({ sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }) >= 0 else { return nil }
+        }
+        var reply: OpaquePointer?
+        guard sd_bus_call(bus, message, callTimeoutMicroseconds, &error, &reply) >= 0 else { return nil }
+        return reply
+    }
+
+    private static func reason(_ error: sd_bus_error, absent: String) -> ModemManagerUnavailable {
+        let name = error.name.map { String(cString: $0) } ?? "unknown"
+        let message = error.message.map { String(cString: $0) } ?? ""
+        switch name {
+        case absent, "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.ServiceUnknown":
+            return .serviceAbsent
+        case "org.freedesktop.DBus.Error.AccessDenied": return .accessDenied(message)
+        default: return .failed(name: name, message: message)
+        }
+    }
+
+    // MARK: Signals
+
+    fileprivate func handle(_ message: OpaquePointer) {
+        let reader = BusReader(message: message)
+        let path = sd_bus_message_get_path(message).map { String(cString: $0) } ?? ""
+        if sd_bus_message_is_signal(message, "org.freedesktop.DBus", "NameOwnerChanged") > 0 {
+            // (name, old owner, new owner): a new owner reads the modems; none, they are gone.
+            let newOwner = (try? { () throws(ModemPropertyError) -> String in
+                _ = try reader.string()
+                _ = try reader.string()
+                return try reader.string()
+            }()) ?? ""
+            if newOwner.isEmpty {
+                serviceOwned = false
+                radio.update { state in
+                    state.table.removeAll()
+                    state.availability = .unavailable(.serviceAbsent)
+                }
+            } else {
+                readModems()
+            }
+            return
+        }
+        guard serviceOwned else { return }
+        var needsBearers = false
+        radio.update { state in
+            do throws(ModemPropertyError) {
+                if sd_bus_message_is_signal(message, objectManager, "InterfacesAdded") > 0 {
+                    let object = try reader.string("o")
+                    try state.table.addInterfaces(of: object, from: reader)
+                } else if sd_bus_message_is_signal(message, objectManager, "InterfacesRemoved") > 0 {
+                    let object = try reader.string("o")
+                    var interfaces: [String] = []
+                    try reader.forEach(inArray: "s") { () throws(ModemPropertyError) in interfaces.append(try reader.string()) }
+                    state.table.removeInterfaces(interfaces, of: object)
+                } else if sd_bus_message_is_signal(message, properties, "PropertiesChanged") > 0 {
+                    let interface = try reader.string()
+                    try state.table.readProperties(of: path, interface: interface, from: reader)
+                }
+            } catch {
+                state.table.noteDrop(error)
+            }
+            needsBearers = !state.table.unknownBearers.isEmpty
+        }
+        if needsBearers { readUnknownBearers() }
+    }
+}
+
+/// sd-bus's callback for the matches: the connection is the userdata.
+private let busSignal: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().handle(message)
+    return 0
+}
+
+/// An errno value from sd-bus's negative returns.
+struct Errno: Error {
+    let rawValue: Int32
+    init(_ rawValue: Int32) { self.rawValue = rawValue }
+}

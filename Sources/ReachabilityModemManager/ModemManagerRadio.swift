@@ -1,0 +1,250 @@
+// The radio facts of ModemManager, followed on the system bus: one
+// connection and one thread (`reach.modems`) per process, started by the
+// first `follow(into:)` and none before. The thread reads the modems through
+// ModemManager's ObjectManager and follows its signals (no polling); a bus
+// that is absent is tried again every `retryInterval`, a service that is
+// absent is waited for (NameOwnerChanged). Every change reaches the radio
+// sources it feeds (`RadioSource.setModemFacts`) and the observers.
+
+internal import CSDBus
+import ReachabilityCore
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Why ModemManager's facts are not available.
+public enum ModemManagerUnavailable: Hashable, Sendable, CustomStringConvertible {
+    /// No system bus could be reached (`errno` of the connection).
+    case noBus(errno: Int32)
+    /// Nobody owns `org.freedesktop.ModemManager1` on the bus (the service is
+    /// not running; it is never started by this client).
+    case serviceAbsent
+    /// The bus policy refused this process (`org.freedesktop.DBus.Error.AccessDenied`).
+    case accessDenied(String)
+    /// Another D-Bus error answered the question: its name and message.
+    case failed(name: String, message: String)
+
+    public var description: String {
+        switch self {
+        case let .noBus(errno): return "no system bus (\(String(cString: strerror(errno))))"
+        case .serviceAbsent: return "ModemManager is not running"
+        case let .accessDenied(message): return "access denied by the bus policy: \(message)"
+        case let .failed(name, message): return "\(name): \(message)"
+        }
+    }
+}
+
+/// Whether ModemManager's facts are being followed.
+public enum ModemManagerAvailability: Hashable, Sendable, CustomStringConvertible {
+    /// Nothing follows them (before `follow(into:)`, after `stop()`).
+    case stopped
+    /// The thread is connecting or reading the modems for the first time.
+    case starting
+    /// The modems are those ModemManager publishes now.
+    case available
+    /// No facts: why (the radio sources hold none meanwhile).
+    case unavailable(ModemManagerUnavailable)
+
+    public var description: String {
+        switch self {
+        case .stopped: return "stopped"
+        case .starting: return "starting"
+        case .available: return "available"
+        case let .unavailable(reason): return "unavailable: \(reason)"
+        }
+    }
+}
+
+/// ModemManager's modems, followed on the system bus, as radio facts for
+/// `RadioSource`s: the technology behind each interface a modem owns, and the
+/// interfaces themselves (WWAN whatever their driver). The application's own
+/// settings in a radio source still win (`RadioSource.origin(for:)`).
+///
+///     try ModemManagerRadio.shared.follow(into: .processDefault)
+///
+/// Safe from any thread; the bus work happens on the radio's own thread.
+public final class ModemManagerRadio: Sendable {
+    /// What was dropped or retried, since the radio was made.
+    public struct Counters: Hashable, Sendable {
+        /// Property values dropped: a wrong D-Bus type, an unknown technology bit or state.
+        public var dropped: UInt64 = 0
+        /// The last of them.
+        public var lastDrop: ModemPropertyError?
+        /// Connections to the bus made (the first, and each after a loss).
+        public var connections: UInt64 = 0
+        /// Times the modems were read whole (GetManagedObjects).
+        public var reads: UInt64 = 0
+    }
+
+    struct State {
+        var availability: ModemManagerAvailability = .stopped
+        var table = ModemTable()
+        var counters = Counters()
+        var sources: [RadioSource] = []
+        var observers: [(id: UInt64, observer: @Sendable () -> Void)] = []
+        var nextObserverID: UInt64 = 0
+    }
+
+    /// The system bus's (`DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket).
+    public static let shared = ModemManagerRadio()
+
+    /// The bus address (nil: the system bus).
+    public let busAddress: String?
+    /// How long after a failed connection the next is tried.
+    public let retryInterval: Duration
+    private let state = Locked(State(), waitable: true)
+    private let worker = WorkerThread(owner: "ModemManager radio", runsQueuedWorkAtEnd: false)
+
+    /// A radio that follows ModemManager on the bus at `busAddress` (a D-Bus
+    /// address such as `unix:path=/run/dbus/system_bus_socket`; nil: the
+    /// system bus). Most programs use `shared`: one connection per process.
+    public init(busAddress: String? = nil, retryInterval: Duration = .seconds(5)) {
+        self.busAddress = busAddress
+        self.retryInterval = retryInterval
+    }
+
+    deinit { stop() }
+
+    /// Feeds `radio` with the modems' facts from now on, starting the
+    /// radio's thread when it is not running.
+    /// - Throws: `.system` when the thread cannot be started.
+    public func follow(into radio: RadioSource = .processDefault) throws(ReachabilityError) {
+        let facts = state.withLock { state -> RadioSource.ModemFacts? in
+            if !state.sources.contains(where: { $0 === radio }) { state.sources.append(radio) }
+            if case .stopped = state.availability { state.availability = .starting }
+            return state.availability == .available ? state.table.radioFacts() : nil
+        }
+        if let facts { radio.setModemFacts(facts) }
+        _ = try worker.start(.modems) { [self] wakeFD in run(wakeFD: wakeFD) }
+    }
+
+    /// Stops following: the thread ends, and every radio source fed loses the modems' facts.
+    public func stop() {
+        worker.stop()
+        let sources = state.withLock { state -> [RadioSource] in
+            state.availability = .stopped
+            state.table.removeAll()
+            defer { state.sources = [] }
+            return state.sources
+        }
+        state.broadcast()
+        for source in sources { source.setModemFacts(nil) }
+    }
+
+    /// Whether the facts are followed now, or why not.
+    public var availability: ModemManagerAvailability { state.withLock { $0.availability } }
+
+    /// The modems, by object path.
+    public var modems: [Modem] { state.withLock { $0.table.modems.values.sorted { $0.path < $1.path } } }
+
+    /// The bearers read, by object path.
+    public var bearers: [ModemBearer] { state.withLock { $0.table.bearers.values.sorted { $0.path < $1.path } } }
+
+    /// The network interfaces `modem` owns: its network ports and its bearers' interfaces.
+    public func interfaces(of modem: Modem) -> [String] { state.withLock { $0.table.interfaces(of: modem) } }
+
+    /// What was dropped or retried so far.
+    public var counters: Counters {
+        state.withLock { state in
+            var counters = state.counters
+            counters.dropped = state.table.dropped
+            counters.lastDrop = state.table.lastDrop
+            return counters
+        }
+    }
+
+    /// Waits until the first answer is in (available or unavailable) or
+    /// `timeout` passed; returns whether it is in.
+    public func waitForFirstAnswer(timeout: Duration) -> Bool {
+        return state.wait(timeoutNanoseconds: nanoseconds(timeout), until: { state in
+            switch state.availability {
+            case .available, .unavailable, .stopped: return true
+            case .starting: return false
+            }
+        })
+    }
+
+    /// Calls `observer` (on the radio's thread) after every change of the modems or the availability.
+    @discardableResult
+    public func addObserver(_ observer: @escaping @Sendable () -> Void) -> UInt64 {
+        state.withLock { state in
+            let id = state.nextObserverID
+            state.nextObserverID += 1
+            state.observers.append((id, observer))
+            return id
+        }
+    }
+
+    /// Stops calling the observer `addObserver` returned `id` for.
+    public func removeObserver(_ id: UInt64) {
+        let removed = state.withLock { state in state.observers.firstIndex { $0.id == id }.map { state.observers.remove(at: $0) } }
+        _ = removed   // released outside the lock
+    }
+
+    // MARK: The thread
+
+    private func run(wakeFD: Int32) {
+        var connection: BusConnection?
+        var nextAttempt: UInt64 = 0
+        while !worker.stopRequested {
+            let now = monotonicNanoseconds()
+            if connection == nil && now >= nextAttempt {
+                switch BusConnection.open(address: busAddress, radio: self) {
+                case let .success(opened):
+                    connection = opened
+                    update { $0.counters.connections += 1 }
+                    opened.readModems()
+                case let .failure(error):
+                    update { state in
+                        state.table.removeAll()
+                        state.availability = .unavailable(.noBus(errno: error.rawValue))
+                    }
+                    nextAttempt = now &+ nanoseconds(retryInterval)
+                }
+            }
+            var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+            var timeout: Int32 = -1
+            if let connection {
+                fds.append(pollfd(fd: connection.fd, events: connection.events, revents: 0))
+                timeout = connection.timeoutMilliseconds(now: now)
+            } else {
+                timeout = Int32(clamping: (nextAttempt &- min(now, nextAttempt)) / 1_000_000 + 1)
+            }
+            _ = poll(&fds, nfds_t(fds.count), timeout)
+            if fds[0].revents != 0 { Wakeup.clear(wakeFD) }
+            if let open = connection, !open.process() {
+                connection = nil
+                update { state in
+                    state.table.removeAll()
+                    state.availability = .unavailable(.noBus(errno: ECONNRESET))
+                }
+                nextAttempt = monotonicNanoseconds() &+ nanoseconds(retryInterval)
+            }
+        }
+        connection?.close()
+    }
+
+    /// Changes the state on the radio's thread, then tells the radio sources
+    /// and the observers (outside the lock) when the facts or the availability moved.
+    func update(_ change: (inout State) -> Void) {
+        let (sources, facts, observers) = state.withLock { state -> ([RadioSource], RadioSource.ModemFacts?, [@Sendable () -> Void]) in
+            let before = (state.availability, state.table.modems, state.table.bearers)
+            change(&state)
+            guard before.0 != state.availability || before.1 != state.table.modems || before.2 != state.table.bearers else {
+                return ([], nil, [])
+            }
+            let facts = state.availability == .available ? state.table.radioFacts() : nil
+            return (state.sources, facts, state.observers.map(\.observer))
+        }
+        state.broadcast()
+        for source in sources { source.setModemFacts(facts) }
+        for observer in observers { observer() }
+    }
+
+    /// Reads the table under the lock (for the connection: which bearers to ask for).
+    func withTable<T>(_ body: (ModemTable) -> T) -> T { state.withLock { body($0.table) } }
+
+    private func nanoseconds(_ duration: Duration) -> UInt64 {
+        UInt64(duration.components.seconds) &* 1_000_000_000 &+ UInt64(duration.components.attoseconds / 1_000_000_000)
+    }
+}

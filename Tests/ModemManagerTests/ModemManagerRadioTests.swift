@@ -1,0 +1,222 @@
+import Foundation
+import XCTest
+import Reachability
+import ReachabilityModemManager
+
+/// ReachabilityModemManager over the real protocol: a private dbus-daemon and
+/// a ModemManager stand-in that publishes ModemManager's interfaces
+/// (modemmanager_standin.py), driven through its mock methods; then Debian's
+/// real ModemManager with no modem.
+final class ModemManagerRadioTests: XCTestCase {
+    private let modem = "org.freedesktop.ModemManager1.Modem"
+    private let modem3gpp = "org.freedesktop.ModemManager1.Modem.Modem3gpp"
+
+    override func setUpWithError() throws {
+        try PrivateBus.requirePrograms()
+    }
+
+    /// A bus with the stand-in, and a radio that feeds `source`, available with no modem yet.
+    private func started(_ source: RadioSource, denying destination: String? = nil) throws -> (PrivateBus, ModemManagerRadio) {
+        let bus = try PrivateBus(denying: destination)
+        let radio = ModemManagerRadio(busAddress: bus.address, retryInterval: .milliseconds(50))
+        addTeardownBlock { radio.stop() }
+        try radio.follow(into: source)
+        radio.wait("the service is absent before it starts") { $0.availability == .unavailable(.serviceAbsent) }
+        try bus.startService()
+        radio.wait("the stand-in answers") { $0.availability == .available }
+        return (bus, radio)
+    }
+
+    func testAModemsTechnologyAndInterfacesReachTheRadioSource() throws {
+        let source = RadioSource()
+        let (bus, radio) = try started(source)
+        XCTAssertEqual(radio.modems, [])
+        XCTAssertEqual(source.modemFacts, RadioSource.ModemFacts(provider: "ModemManager", technologies: [:], interfaces: []))
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "2 wwan0 2 cdc-wdm0 6", "State", "i", "11"],
+                         modem3gpp: ["RegistrationState", "u", "1", "OperatorName", "s", "Acme", "OperatorCode", "s", "26201"])
+        radio.wait("the modem appears") { $0.modems.count == 1 }
+        let first = try XCTUnwrap(radio.modems.first)
+        XCTAssertEqual(first.accessTechnologies, .lte)
+        XCTAssertEqual(first.radioTechnology, .lte)
+        XCTAssertEqual(first.state, .connected)
+        XCTAssertEqual(first.registration, .home)
+        XCTAssertEqual(first.operatorName, "Acme")
+        XCTAssertEqual(first.operatorCode, "26201")
+        XCTAssertEqual(first.ports, [ModemPort(name: "wwan0", type: 2), ModemPort(name: "cdc-wdm0", type: 6)])
+        XCTAssertEqual(radio.interfaces(of: first), ["wwan0"], "the QMI control port is no network interface")
+        XCTAssertEqual(source.technology(for: "wwan0"), .lte)
+        XCTAssertEqual(source.origin(for: "wwan0"), .modem(provider: "ModemManager"))
+        XCTAssertTrue(source.isModemInterface("wwan0"))
+        XCTAssertFalse(source.isModemInterface("cdc-wdm0"))
+        // The application's own setting wins, and says so.
+        source.set(.edge, for: "wwan0")
+        XCTAssertEqual(source.technology(for: "wwan0"), .edge)
+        XCTAssertEqual(source.origin(for: "wwan0"), .application)
+        source.set(nil, for: "wwan0")
+        XCTAssertEqual(source.technology(for: "wwan0"), .lte)
+        XCTAssertEqual(radio.counters.dropped, 0)
+    }
+
+    /// LTE → UMTS → EDGE → LTE, LTE with 5G NR (EN-DC), then home → roaming:
+    /// each change once, in order.
+    func testTechnologyAndRegistrationFollowTheModem() throws {
+        let source = RadioSource()
+        let (bus, radio) = try started(source)
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"], modem3gpp: ["RegistrationState", "u", "1"])
+        radio.wait("LTE") { _ in source.technology(for: "wwan0") == .lte }
+        for (bits, technology) in [(32, RadioTechnology.umts), (16, .edge), (16384, .lte), (16384 | 32768, .nrNSA), (32768, .nr)] {
+            try bus.setModem(0, ["AccessTechnologies", "u", "\(bits)"])
+            radio.wait("\(technology)") { _ in source.technology(for: "wwan0") == technology }
+        }
+        try bus.setModem(0, ["RegistrationState", "u", "5"], interface: modem3gpp)
+        radio.wait("roaming") { $0.modems.first?.registration == .roaming }
+        XCTAssertEqual(radio.modems.first?.registration?.isRoaming, true)
+        XCTAssertEqual(radio.counters.dropped, 0)
+    }
+
+    /// A bearer's interface is the modem's too (a PPP or multiplexed data port
+    /// that is not among its ports); the modem leaves and comes back.
+    func testABearerAndAModemThatLeavesAndComesBack() throws {
+        let source = RadioSource()
+        let (bus, radio) = try started(source)
+        try bus.addModem(0, ["AccessTechnologies", "u", "32", "Ports", "a(su)", "1 ttyUSB2 3"])
+        radio.wait("the modem appears") { $0.modems.count == 1 }
+        XCTAssertEqual(source.modemFacts?.interfaces, [])
+        try bus.mock("AddBearer", "uus", ["0", "1", "ppp0"])
+        radio.wait("the bearer's interface") { _ in source.isModemInterface("ppp0") }
+        XCTAssertEqual(source.technology(for: "ppp0"), .umts)
+        try bus.mock("RemoveModem", "u", ["0"])
+        radio.wait("the modem leaves") { $0.modems.isEmpty }
+        XCTAssertNil(source.technology(for: "ppp0"))
+        XCTAssertFalse(source.isModemInterface("ppp0"))
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"])
+        radio.wait("the modem comes back") { _ in source.technology(for: "wwan0") == .lte }
+    }
+
+    /// The service stops (its facts go: not stale ones) and starts again (read again, no polling).
+    func testTheServiceRestarts() throws {
+        let source = RadioSource()
+        let (bus, radio) = try started(source)
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"])
+        radio.wait("LTE") { _ in source.technology(for: "wwan0") == .lte }
+        bus.stopService()
+        radio.wait("the service left") { $0.availability == .unavailable(.serviceAbsent) }
+        XCTAssertNil(source.modemFacts)
+        XCTAssertNil(source.technology(for: "wwan0"))
+        try bus.startService()
+        radio.wait("the service is back") { $0.availability == .available }
+        XCTAssertEqual(radio.modems, [])
+        try bus.addModem(3, ["AccessTechnologies", "u", "16", "Ports", "a(su)", "1 wwan0 2"])
+        radio.wait("EDGE") { _ in source.technology(for: "wwan0") == .edge }
+        XCTAssertEqual(radio.counters.reads, 2)
+    }
+
+    /// No bus: a typed state, the radio source without facts, and the radio
+    /// picks the bus up when it appears (tried again every retryInterval).
+    func testNoBusIsAStateAndTheBusIsPickedUpWhenItComes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reach-nobus-\(UUID().uuidString)")
+        let radio = ModemManagerRadio(busAddress: "unix:path=\(directory.path)/bus", retryInterval: .milliseconds(50))
+        addTeardownBlock { radio.stop() }
+        let source = RadioSource()
+        source.set(.lte, for: "wwan9")
+        try radio.follow(into: source)
+        radio.wait("no bus") { $0.availability == .unavailable(.noBus(errno: ENOENT)) }
+        XCTAssertNil(source.modemFacts)
+        XCTAssertEqual(source.technology(for: "wwan9"), .lte, "the application's setting keeps working")
+        XCTAssertEqual(ModemManagerUnavailable.noBus(errno: ENOENT).description, "no system bus (No such file or directory)")
+        // The bus comes, then the service: each is picked up.
+        let bus = try PrivateBus(in: directory)
+        radio.wait("the bus is picked up") { $0.availability == .unavailable(.serviceAbsent) }
+        try bus.startService()
+        radio.wait("the service is picked up") { $0.availability == .available }
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"])
+        radio.wait("LTE") { _ in source.technology(for: "wwan0") == .lte }
+    }
+
+    /// The bus policy refuses this process the service: a typed state.
+    func testABusPolicyThatRefusesIsAState() throws {
+        let bus = try PrivateBus(denying: "org.freedesktop.ModemManager1")
+        try bus.startService()
+        let radio = ModemManagerRadio(busAddress: bus.address, retryInterval: .milliseconds(50))
+        addTeardownBlock { radio.stop() }
+        try radio.follow(into: RadioSource())
+        radio.wait("refused") { radio in
+            if case .unavailable(.accessDenied) = radio.availability { return true }
+            return false
+        }
+    }
+
+    /// A wrong D-Bus type, unknown technology bits, an unknown state: each a
+    /// counted drop with its typed reason; the previous value stays.
+    func testMalformedPropertiesAreCountedDrops() throws {
+        let source = RadioSource()
+        let (bus, radio) = try started(source)
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2", "State", "i", "8"])
+        radio.wait("LTE") { _ in source.technology(for: "wwan0") == .lte }
+        let cases: [([String], ModemPropertyError)] = [
+            (["AccessTechnologies", "s", "lte"], .wrongType(property: "AccessTechnologies", expected: "u", got: "s")),
+            (["AccessTechnologies", "u", "\(1 << 20 | 16384)"], .unknownAccessTechnologies(1 << 20 | 16384)),
+            (["State", "i", "99"], .unknownState(99)),
+            (["Ports", "a(ss)", "1 wwan0 net"], .wrongType(property: "Ports", expected: "a(su)", got: "a(ss)")),
+        ]
+        for (index, (property, error)) in cases.enumerated() {
+            try bus.setModem(0, property)
+            radio.wait("drop \(index + 1)") { $0.counters.dropped == UInt64(index + 1) }
+            XCTAssertEqual(radio.counters.lastDrop, error)
+        }
+        XCTAssertEqual(source.technology(for: "wwan0"), .lte)
+        XCTAssertEqual(radio.modems.first?.state, .registered)
+        XCTAssertEqual(radio.modems.first?.ports, [ModemPort(name: "wwan0", type: 2)])
+        // And the next good value is taken.
+        try bus.setModem(0, ["AccessTechnologies", "u", "32"])
+        radio.wait("UMTS") { _ in source.technology(for: "wwan0") == .umts }
+    }
+
+    /// Nothing runs before `follow(into:)`: no thread, no connection.
+    func testNoThreadUntilFollowed() throws {
+        let radio = ModemManagerRadio(busAddress: "unix:path=/nonexistent")
+        XCTAssertEqual(radio.availability, .stopped)
+        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap {
+            try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
+        }
+        XCTAssertFalse(threads.contains { $0.hasPrefix("reach.modems") }, "\(threads)")
+    }
+
+    /// Debian's ModemManager itself, with no modem attached: it publishes none,
+    /// and the radio stays quiet (no drop, no modem, no facts but an empty set).
+    func testTheRealModemManagerWithNoModem() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/ModemManager") else {
+            try PrivateBus.skipOrFail("/usr/sbin/ModemManager is missing (make setup installs modemmanager)")
+            return
+        }
+        guard getuid() == 0 else { throw XCTSkip("ModemManager needs root to start") }
+        let bus = try PrivateBus()
+        let radio = ModemManagerRadio(busAddress: bus.address, retryInterval: .milliseconds(50))
+        addTeardownBlock { radio.stop() }
+        let source = RadioSource()
+        try radio.follow(into: source)
+        radio.wait("the service is absent before it starts") { $0.availability == .unavailable(.serviceAbsent) }
+        try bus.startService(real: true)
+        radio.wait(timeout: 30, "ModemManager answers") { $0.availability == .available }
+        XCTAssertEqual(radio.modems, [])
+        XCTAssertEqual(source.modemFacts?.interfaces, [])
+        XCTAssertEqual(radio.counters.dropped, 0)
+    }
+}
+
+/// The technology table (ModemAccessTechnologies.radioTechnology), as documented.
+final class ModemAccessTechnologiesTests: XCTestCase {
+    func testTheTable() {
+        let table: [(ModemAccessTechnologies, RadioTechnology?)] = [
+            ([], nil), (.pots, nil), (.gsm, .gsm), (.gsmCompact, .gsm), (.gprs, .gprs), ([.gsm, .gprs], .gprs),
+            (.edge, .edge), (.umts, .umts), (.hsdpa, .hsdpa), (.hsupa, .hsupa), ([.hsdpa, .hsupa], .hspa),
+            (.hspa, .hspa), (.hspaPlus, .hspaPlus), ([.umts, .hspaPlus], .hspaPlus), (.cdma1xRTT, .cdma1x),
+            (.evdo0, .evdo), (.evdoA, .evdoRevA), (.evdoB, .evdoRevB), (.lte, .lte), (.lteCatM, .lte), (.lteNBIoT, .lte),
+            ([.lte, .nr5G], .nrNSA), (.nr5G, .nr), ([.umts, .lte], .lte), ([.edge, .umts], .umts),
+        ]
+        for (bits, technology) in table {
+            XCTAssertEqual(bits.radioTechnology, technology, "\(bits.names)")
+        }
+        XCTAssertEqual(ModemAccessTechnologies(rawValue: 16384 | 32768).names, ["lte", "5gnr"])
+    }
+}

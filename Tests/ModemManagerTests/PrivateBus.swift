@@ -1,0 +1,194 @@
+import Foundation
+import XCTest
+import Reachability
+import ReachabilityModemManager
+
+/// A dbus-daemon of the system type on a socket of its own (its
+/// configuration written here: every name may be owned, every call made,
+/// unless `denying` names a destination the policy refuses), a ModemManager
+/// stand-in on it (python3-dbusmock with modemmanager_standin.py) or the real
+/// daemon, and the mock calls the tests drive it with (busctl). Everything it
+/// started is stopped, and its directory removed, when it goes.
+final class PrivateBus {
+    let directory: URL
+    let address: String
+    private let daemon: Process
+    private var service: Process?
+
+    /// Skips (or, with REACH_REQUIRE_DBUS=1 or REACH_REQUIRE_NETNS=1, which CI sets, fails) when a program is missing.
+    static func requirePrograms(file: StaticString = #filePath, line: UInt = #line) throws {
+        for program in ["/usr/bin/dbus-daemon", "/usr/bin/busctl", "/usr/bin/python3"] where !FileManager.default.isExecutableFile(atPath: program) {
+            try skipOrFail("\(program) is missing (make setup installs dbus-daemon and python3-dbusmock)", file: file, line: line)
+        }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        probe.arguments = ["-c", "import dbusmock"]
+        probe.standardError = FileHandle.nullDevice
+        try probe.run()
+        probe.waitUntilExit()
+        if probe.terminationStatus != 0 {
+            try skipOrFail("python3-dbusmock is missing (make setup installs it)", file: file, line: line)
+        }
+    }
+
+    static func skipOrFail(_ why: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let environment = ProcessInfo.processInfo.environment
+        if environment["REACH_REQUIRE_DBUS"] == "1" || environment["REACH_REQUIRE_NETNS"] == "1" {
+            XCTFail(why, file: file, line: line)
+            throw XCTSkip(why)
+        }
+        throw XCTSkip(why)
+    }
+
+    /// A bus listening at `directory`/bus (by default a new directory).
+    init(denying destination: String? = nil, in socketDirectory: URL? = nil) throws {
+        directory = socketDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("reach-bus-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let socket = directory.appendingPathComponent("bus").path
+        let deny = destination.map { "<deny send_destination=\"\($0)\"/>" } ?? ""
+        let configuration = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>system</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow user="*"/>
+                <allow own="*"/>
+                <allow send_type="method_call"/>
+                <allow send_type="signal"/>
+                <allow send_type="method_return"/>
+                <allow send_type="error"/>
+                <allow receive_type="method_call"/>
+                <allow receive_type="signal"/>
+                <allow receive_type="method_return"/>
+                <allow receive_type="error"/>
+                \(deny)
+              </policy>
+            </busconfig>
+            """
+        let path = directory.appendingPathComponent("bus.conf")
+        try configuration.write(to: path, atomically: true, encoding: .utf8)
+        daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        daemon.arguments = ["--config-file=\(path.path)", "--nofork", "--print-address=1"]
+        let output = Pipe()
+        daemon.standardOutput = output
+        daemon.standardError = FileHandle.nullDevice   // its policy refusals (the access-denied test)
+        try daemon.run()
+        // The address is printed once the bus listens: the line is the barrier.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line.append(chunk)
+        }
+        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !address.isEmpty else { throw XCTSkip("dbus-daemon printed no address") }
+    }
+
+    deinit {
+        stopService()
+        if daemon.isRunning {
+            daemon.terminate()
+            daemon.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Starts the stand-in (or `/usr/sbin/ModemManager` with `real`).
+    func startService(real: Bool = false) throws {
+        let process = Process()
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = address
+        process.environment = environment
+        if real {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ModemManager")
+        } else {
+            let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("modemmanager_standin.py")
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = ["-m", "dbusmock", "--system", "--template", template.path]
+        }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        service = process
+    }
+
+    /// Starts the stand-in and returns once it owns its name (a radio of the
+    /// test's own sees NameOwnerChanged and reads it: no polling).
+    func startServiceAndWait(file: StaticString = #filePath, line: UInt = #line) throws {
+        let radio = ModemManagerRadio(busAddress: address, retryInterval: .milliseconds(50))
+        defer { radio.stop() }
+        try radio.follow(into: RadioSource())
+        radio.wait(file: file, line: line, "the service is absent before it starts") { $0.availability == .unavailable(.serviceAbsent) }
+        try startService()
+        radio.wait(file: file, line: line, "the stand-in answers") { $0.availability == .available }
+    }
+
+    /// Stops the service (SIGTERM) and waits for it.
+    func stopService() {
+        guard let service else { return }
+        if service.isRunning {
+            service.terminate()
+            service.waitUntilExit()
+        }
+        self.service = nil
+    }
+
+    /// `busctl call` of a mock method of the stand-in; returns once it ran
+    /// (its signals were sent before its reply).
+    func mock(_ method: String, _ signature: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/busctl")
+        process.arguments = ["--address=\(address)", "call", "org.freedesktop.ModemManager1", "/org/freedesktop/ModemManager1",
+                             "org.freedesktop.DBus.Mock", method, signature] + arguments
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, "busctl \(method): \(message)")
+    }
+
+    /// AddModem(index, modem properties, 3GPP properties): each property three
+    /// words (name, busctl type, value; a container's value is its busctl words).
+    func addModem(_ index: Int, _ modem: [String], modem3gpp: [String] = []) throws {
+        try mock("AddModem", "ua{sv}a{sv}", ["\(index)"] + Self.dictionary(modem) + Self.dictionary(modem3gpp))
+    }
+
+    /// SetModem(index, interface, properties), as `addModem` takes them.
+    func setModem(_ index: Int, _ properties: [String], interface: String = "org.freedesktop.ModemManager1.Modem") throws {
+        try mock("SetModem", "usa{sv}", ["\(index)", interface] + Self.dictionary(properties))
+    }
+
+    /// busctl's words of an a{sv}: the count, then each name, type and value's words.
+    private static func dictionary(_ triples: [String]) -> [String] {
+        precondition(triples.count % 3 == 0, "properties come as name, type, value")
+        var words = ["\(triples.count / 3)"]
+        for start in stride(from: 0, to: triples.count, by: 3) {
+            words += [triples[start], triples[start + 1]] + triples[start + 2].split(separator: " ").map(String.init)
+        }
+        return words
+    }
+}
+
+extension ModemManagerRadio {
+    /// Waits until `done` holds, checking after every change the radio
+    /// reports (its observer), for at most `timeout` seconds.
+    func wait(timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line,
+              _ what: String, until done: @escaping (ModemManagerRadio) -> Bool) {
+        let changed = DispatchSemaphore(value: 0)
+        let id = addObserver { changed.signal() }
+        defer { removeObserver(id) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while !done(self) {
+            guard changed.wait(timeout: .now() + deadline.timeIntervalSinceNow) == .success else {
+                XCTFail("\(what): not within \(timeout) s; availability \(availability), modems \(modems)", file: file, line: line)
+                return
+            }
+        }
+    }
+}
