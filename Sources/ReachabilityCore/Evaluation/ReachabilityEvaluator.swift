@@ -51,8 +51,6 @@ public final class ReachabilityEvaluator: Sendable {
 
     private struct CachedKind {
         var name: String
-        /// Whether the radio source's modem daemon said a modem owns it then.
-        var ownedByModem: Bool
         var kind: InterfaceKind
     }
 
@@ -66,9 +64,19 @@ public final class ReachabilityEvaluator: Sendable {
         var nameServers = NameServerCache()
         /// Test seam: this many path-facts reads fail (`injectPathFactsFailures`).
         var pathFactsFailures = 0
+        #if !REACH_NO_MODEM_FACTS
+        /// The radio source's modem facts the cached kinds were read with.
+        var modemFacts: RadioSource.ModemFacts?
+        #endif
     }
 
     private let session: Locked<Session>
+    #if !REACH_NO_MODEM_FACTS
+    /// The radio source's observer that forgets the cached kinds when a modem
+    /// daemon's facts change (an interface a modem owns is WWAN): the kinds are
+    /// then read again, and a kept kind costs an evaluation nothing.
+    private let radioObserver: UInt64
+    #endif
     /// The namespace, held open to resolve host names from inside it (its
     /// resolver threads hold it too); fd -1 for the current one.
     let handle: NamespaceHandle
@@ -109,10 +117,29 @@ public final class ReachabilityEvaluator: Sendable {
             socket = opened
         }
         self.handle = handle
+        #if REACH_NO_MODEM_FACTS
         self.session = Locked(Session(socket: socket))
+        #else
+        var state = Session(socket: socket)
+        state.modemFacts = self.radio.modemFacts
+        let session = Locked(state)
+        self.session = session
+        // Only a change of the modem facts (not of a technology) forgets the kinds.
+        radioObserver = self.radio.addObserver { [radio = self.radio] in
+            let now = radio.modemFacts
+            session.withLock { session in
+                guard session.modemFacts != now else { return }
+                session.modemFacts = now
+                session.kinds.removeAll(keepingCapacity: true)
+            }
+        }
+        #endif
     }
 
     deinit {
+        #if !REACH_NO_MODEM_FACTS
+        radio.removeObserver(radioObserver)
+        #endif
         session.withLock { $0.socket?.close() }
     }
 
@@ -304,13 +331,16 @@ public final class ReachabilityEvaluator: Sendable {
     }
 
     private func kind<Kernel: KernelQuestions>(of link: LinkState, kernel: Kernel, kinds: inout [Int32: CachedKind]) -> InterfaceKind {
-        // A kind is kept while the link's name, and whether a modem daemon
-        // says a modem owns it, stay the same.
-        let ownedByModem = radio.isModemInterface(link.name)
-        if let cached = kinds[link.index], cached.name == link.name, cached.ownedByModem == ownedByModem { return cached.kind }
+        // A kind is kept while the link's name stays the same, until a modem
+        // daemon's facts change (`radioObserver` forgets every kind then).
+        if let cached = kinds[link.index], cached.name == link.name { return cached.kind }
         let facts = kernel.interfaceFacts(of: link, namespaceFD: namespaceFD, declaredModems: policy.modemDevices)
-        let kind = InterfaceKind(facts: facts, overrides: kindOverrides, ownedByModem: ownedByModem)
-        kinds[link.index] = CachedKind(name: link.name, ownedByModem: ownedByModem, kind: kind)
+        #if REACH_NO_MODEM_FACTS
+        let kind = InterfaceKind(facts: facts, overrides: kindOverrides)
+        #else
+        let kind = InterfaceKind(facts: facts, overrides: kindOverrides, ownedByModem: radio.isModemInterface(link.name))
+        #endif
+        kinds[link.index] = CachedKind(name: link.name, kind: kind)
         return kind
     }
 }

@@ -270,6 +270,10 @@ final class EventSource: @unchecked Sendable {
     /// evaluation, before the burst reads on (what happens now is read in a
     /// drain of its own). Set only while no monitor runs but the test's.
     package nonisolated(unsafe) static var edgeHook: (@Sendable (MonitorLoop.LeadingEdge) -> Void)?
+    /// Test seam: called on the event thread right after a round read the
+    /// path facts, before it asks for the targets (a link may change between
+    /// the two). Set only while no monitor runs but the test's.
+    package nonisolated(unsafe) static var pathFactsHook: (@Sendable () -> Void)?
     #endif
 
     /// Opens the socket again when `reopenAt` has come; true when it did.

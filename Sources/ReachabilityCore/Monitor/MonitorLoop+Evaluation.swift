@@ -49,13 +49,17 @@ extension MonitorLoop {
         var changes: [(index: Int, change: ReachabilityChange)] = []
         /// The path facts read this round, when they were.
         var fresh: ReachabilityEvaluator.PathFacts?
-        /// The round's path facts, read at most once.
+        /// The round's path facts, read at most once (twice: `factsMiss`).
         func roundFacts() -> ReachabilityEvaluator.PathFacts {
             if let fresh { return fresh }
             let facts = readPathFacts()
             fresh = facts
+            #if !REACH_NO_SIMULATION
+            EventSource.pathFactsHook?()
+            #endif
             return facts
         }
+        var factsReadAgain = false
         if (dirty.links || dirty.pathFacts) && watched.contains(where: { $0.emitted != nil }) { _ = roundFacts() }
         if leadingEdge && fresh?.isSettling == true { return false }
         targets: for index in watched.indices {
@@ -71,10 +75,22 @@ extension MonitorLoop {
             if holdWhileLinkGoesDown(index, item, evaluation) { continue }
             let key = ResultKey(evaluation)
             // The same answer over another set of interfaces is a change (NWPath's).
-            let sameAnswer = key == item.emittedKey && !factsMoved
+            var sameAnswer = key == item.emittedKey && !factsMoved
             // The same answer with a newer probe result: current, but no change.
             if sameAnswer && evaluation.validation == item.emitted?.validation { continue }
-            let facts = roundFacts()
+            var facts = roundFacts()
+            // Read before this target's lookups, the facts may miss a link that
+            // came up in between (its carrier and operstate came after them):
+            // an answer over that link with an older set of interfaces is no
+            // state the network was in. Read once more, then they are newer,
+            // and whether they moved is asked of them.
+            if !factsReadAgain && Self.factsMiss(evaluation, facts) {
+                factsReadAgain = true
+                fresh = readPathFacts()
+                facts = fresh!
+                sameAnswer = key == item.emittedKey && item.facts.map { Self.samePathFacts($0, facts) } ?? false
+                if sameAnswer && evaluation.validation == item.emitted?.validation { continue }
+            }
             if leadingEdge && facts.isSettling { break targets }
             if holdWhileInterfaceComesUp(index, item, facts) { continue }
             let current = Self.evaluation(evaluation, with: facts)
@@ -109,6 +125,15 @@ extension MonitorLoop {
                 deadlines[.pathFacts, 0] = clock.now() &+ nanoseconds(core.configuration.retryInterval)
             }
             return pathFacts ?? .init(interfaces: [], supportsDNS: false)
+        }
+    }
+
+    /// Whether an address answer leaves by an operational link (not loopback)
+    /// that `facts` do not list: the facts are older than the answer.
+    static func factsMiss(_ evaluation: TargetEvaluation, _ facts: ReachabilityEvaluator.PathFacts) -> Bool {
+        evaluation.addresses.contains { answer in
+            guard let link = answer.link, link.isOperational, answer.interfaceKind != .loopback else { return false }
+            return !facts.interfaces.contains { $0.index == link.index }
         }
     }
 

@@ -179,14 +179,22 @@ public final class RadioSource: Sendable {
     /// Whether a modem daemon says a modem owns `interface` (`ModemFacts.interfaces`).
     /// A firmware build (`REACH_NO_MODEM_FACTS`, Tools/Footprint/firmware.flags)
     /// follows no modem daemon: there, never.
+    @inline(__always)
     public func isModemInterface(_ interface: String) -> Bool {
         #if REACH_NO_MODEM_FACTS
         return false
         #else
         guard modemInterfacesKnown.load(ordering: .acquiring) else { return false }
-        return state.withLock { $0.modem?.interfaces.contains(interface) ?? false }
+        return modemOwns(interface)
         #endif
     }
+
+    #if !REACH_NO_MODEM_FACTS
+    @inline(never)
+    private func modemOwns(_ interface: String) -> Bool {
+        state.withLock { $0.modem?.interfaces.contains(interface) ?? false }
+    }
+    #endif
 
     /// Sets (or, with nil, forgets) the technology of `interface`. A running
     /// monitor that uses this source evaluates again at once, and reports the

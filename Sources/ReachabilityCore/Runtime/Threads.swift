@@ -19,8 +19,10 @@ package enum ThreadRole: String {
     case tracker = "reach.tracker"
     case resolver = "reach.resolve"
     case probe = "reach.probe"
+    #if !REACH_NO_MODEM_FACTS
     /// A modem daemon's client (ReachabilityModemManager): its bus connection's thread.
     case modems = "reach.modems"
+    #endif
 }
 
 /// Starts a detached thread running `body`.
@@ -79,12 +81,18 @@ package final class Locked<Value>: @unchecked Sendable {
         if waitable {
             condition = .allocate(capacity: 1)
             condition!.initialize(to: pthread_cond_t())
+            #if REACH_NO_MODEM_FACTS
+            // No deadline in a firmware build: `wait(timeoutNanoseconds:until:)`
+            // serves ReachabilityModemManager alone.
+            let status = pthread_cond_init(condition!, nil)
+            #else
             // CLOCK_MONOTONIC, for `wait(timeoutNanoseconds:until:)`.
             var attributes = pthread_condattr_t()
             pthread_condattr_init(&attributes)
             pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
             let status = pthread_cond_init(condition!, &attributes)
             pthread_condattr_destroy(&attributes)
+            #endif
             precondition(status == 0, "pthread_cond_init: \(status)")
         } else {
             condition = nil
@@ -118,6 +126,7 @@ package final class Locked<Value>: @unchecked Sendable {
         while !done(&value) { pthread_cond_wait(condition, mutex) }
     }
 
+    #if !REACH_NO_MODEM_FACTS
     /// `wait(until:)` for at most `timeoutNanoseconds`; returns whether `done` holds.
     package func wait(timeoutNanoseconds: UInt64, until done: (inout Value) -> Bool) -> Bool {
         guard let condition else { preconditionFailure("wait(until:) on a lock made without waitable") }
@@ -133,6 +142,7 @@ package final class Locked<Value>: @unchecked Sendable {
         }
         return true
     }
+    #endif
 
     /// Wakes every `wait(until:)` to check its condition again (call after
     /// changing what they wait for).

@@ -143,6 +143,9 @@ extension InterfaceKind {
     /// WWAN; else, in this order, loopback, PPP (by its own rule), WWAN, Wi-Fi,
     /// tunnel, wired, other (Architecture.md, "Interface kind").
     public init(facts: InterfaceFacts, overrides: [InterfaceKindOverride] = [], ownedByModem: Bool = false) {
+        #if REACH_NO_MODEM_FACTS
+        let ownedByModem = false   // a firmware build follows no modem daemon
+        #endif
         if let rule = overrides.first(where: { $0.matches(facts.name) }) {
             self = rule.kind
         } else if ownedByModem {
