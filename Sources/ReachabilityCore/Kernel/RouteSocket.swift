@@ -231,7 +231,7 @@ struct RouteSocket {
 
     /// What sysfs and procfs tell of `link` beyond netlink (DEVTYPE, the
     /// driver, wireless; for PPP the namespace's carriers): the facts its
-    /// kind is decided from (`InterfaceKind.init(facts:overrides:)`).
+    /// kind is decided from (`InterfaceKind.init(facts:overrides:ownedByModem:)`).
     func interfaceFacts(of link: LinkState, namespaceFD: Int32, declaredModems: [String]) -> InterfaceFacts {
         var facts = InterfaceFacts(name: link.name, rawFlags: link.rawFlags, hardwareType: link.hardwareType,
                                    linkKind: link.linkKind)
