@@ -27,6 +27,8 @@ final class BusConnection {
         self.radio = radio
     }
 
+    deinit { close() }
+
     /// Connects to the bus at `address` (nil: the system bus) and subscribes
     /// to ModemManager's signals; the errno on failure.
     static func open(address: String?, radio: ModemManagerRadio) -> Result<BusConnection, Errno> {

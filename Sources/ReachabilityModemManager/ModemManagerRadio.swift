@@ -213,6 +213,7 @@ public final class ModemManagerRadio: Sendable {
             _ = poll(&fds, nfds_t(fds.count), timeout)
             if fds[0].revents != 0 { Wakeup.clear(wakeFD) }
             if let open = connection, !open.process() {
+                open.close()   // the bus went away: its sd-bus objects go too
                 connection = nil
                 update { state in
                     state.table.removeAll()
