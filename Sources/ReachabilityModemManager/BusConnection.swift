@@ -105,21 +105,13 @@ final class BusConnection {
         guard let owner = call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
                                argument: service, error: &error) else {
             serviceOwned = false
-            let reason = Self.reason(error, absent: "org.freedesktop.DBus.Error.NameHasNoOwner")
-            radio.update { state in
-                state.table.removeAll()
-                state.availability = .unavailable(reason)
-            }
+            radio.becomeUnavailable(Self.reason(error))
             return
         }
         sd_bus_message_unref(owner)
         serviceOwned = true
         guard let reply = call(service, managerPath, objectManager, "GetManagedObjects", error: &error) else {
-            let reason = Self.reason(error, absent: "org.freedesktop.DBus.Error.ServiceUnknown")
-            radio.update { state in
-                state.table.removeAll()
-                state.availability = .unavailable(reason)
-            }
+            radio.becomeUnavailable(Self.reason(error))
             return
         }
         defer { sd_bus_message_unref(reply) }
@@ -171,11 +163,11 @@ final class BusConnection {
         return reply
     }
 
-    private static func reason(_ error: sd_bus_error, absent: String) -> ModemManagerUnavailable {
+    private static func reason(_ error: sd_bus_error) -> ModemManagerUnavailable {
         let name = error.name.map { String(cString: $0) } ?? "unknown"
         let message = error.message.map { String(cString: $0) } ?? ""
         switch name {
-        case absent, "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.ServiceUnknown":
+        case "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.ServiceUnknown":
             return .serviceAbsent
         case "org.freedesktop.DBus.Error.AccessDenied": return .accessDenied(message)
         default: return .failed(name: name, message: message)
@@ -196,10 +188,7 @@ final class BusConnection {
             }()) ?? ""
             if newOwner.isEmpty {
                 serviceOwned = false
-                radio.update { state in
-                    state.table.removeAll()
-                    state.availability = .unavailable(.serviceAbsent)
-                }
+                radio.becomeUnavailable(.serviceAbsent)
             } else {
                 readModems()
             }

@@ -195,10 +195,7 @@ public final class ModemManagerRadio: Sendable {
                     update { $0.counters.connections += 1 }
                     opened.readModems()
                 case let .failure(error):
-                    update { state in
-                        state.table.removeAll()
-                        state.availability = .unavailable(.noBus(errno: error.rawValue))
-                    }
+                    becomeUnavailable(.noBus(errno: error.rawValue))
                     nextAttempt = now &+ nanoseconds(retryInterval)
                 }
             }
@@ -215,10 +212,7 @@ public final class ModemManagerRadio: Sendable {
             if let open = connection, !open.process() {
                 open.close()   // the bus went away: its sd-bus objects go too
                 connection = nil
-                update { state in
-                    state.table.removeAll()
-                    state.availability = .unavailable(.noBus(errno: ECONNRESET))
-                }
+                becomeUnavailable(.noBus(errno: ECONNRESET))
                 nextAttempt = monotonicNanoseconds() &+ nanoseconds(retryInterval)
             }
         }
@@ -242,10 +236,15 @@ public final class ModemManagerRadio: Sendable {
         for observer in observers { observer() }
     }
 
+    /// No facts, and why: the modems read so far are forgotten (none stale).
+    func becomeUnavailable(_ reason: ModemManagerUnavailable) {
+        update { state in
+            state.table.removeAll()
+            state.availability = .unavailable(reason)
+        }
+    }
+
     /// Reads the table under the lock (for the connection: which bearers to ask for).
     func withTable<T>(_ body: (ModemTable) -> T) -> T { state.withLock { body($0.table) } }
 
-    private func nanoseconds(_ duration: Duration) -> UInt64 {
-        UInt64(duration.components.seconds) &* 1_000_000_000 &+ UInt64(duration.components.attoseconds / 1_000_000_000)
-    }
 }

@@ -145,8 +145,7 @@ struct ModemTable {
         var technologies: [String: RadioTechnology] = [:]
         var interfaces: Set<String> = []
         for modem in modems.values {
-            let names = modem.ports.filter(\.isNetwork).map(\.name) + modem.bearers.compactMap { bearers[$0]?.interface }
-            for name in names {
+            for name in self.interfaces(of: modem) {
                 interfaces.insert(name)
                 if let technology = modem.radioTechnology { technologies[name] = technology }
             }
