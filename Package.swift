@@ -185,7 +185,9 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Reachability", "ReachabilityCore", "CReachability", "CTestSupport", "ReachabilityTesting"]
+            dependencies: ["Reachability", "ReachabilityCore", "CReachability", "CTestSupport", "ReachabilityTesting",
+                           // PrivateBus.swift (shared with ModemManagerTests): the exporter's modem series.
+                           "ReachabilityModemManager"]
         ),
         // ReachabilityModemManager over a real dbus-daemon (a private system
         // bus per test) against a ModemManager stand-in that speaks its
@@ -203,7 +205,9 @@ let package = Package(
                            "AppleReachability", "AFNetworkReachability", "AlamofireReachability", "ReachabilitySwift",
                            "SLReachability", "ZYNetworkAccessibity", "Reachability", "CTestSupport",
                            // TestNamespace.swift (shared with IntegrationTests) runs commands with its helpers.
-                           "ReachabilityTesting"]
+                           "ReachabilityTesting",
+                           // PrivateBus.swift (shared with ModemManagerTests): the facades following ModemManager.
+                           "ReachabilityModemManager"]
         ),
         // Code written as iOS code is written (imports only Foundation and
         // Apple's framework names, no #if os(Linux)), in Swift 5 language mode

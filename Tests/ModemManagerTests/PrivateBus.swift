@@ -106,7 +106,9 @@ final class PrivateBus {
         if real {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/ModemManager")
         } else {
-            let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("modemmanager_standin.py")
+            // Beside this file in ModemManagerTests (CompatTests and IntegrationTests link to it).
+            let template = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("modemmanager_standin.py")
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
             process.arguments = ["-m", "dbusmock", "--system", "--template", template.path]
         }

@@ -1,0 +1,1 @@
+../ModemManagerTests/PrivateBus.swift
