@@ -97,7 +97,9 @@ let package = Package(
         // namespace they read, one evaluator per namespace, delivery on queues).
         .target(
             name: "ReachabilityCompatSupport",
-            dependencies: ["Reachability"],
+            // ModemManager's facts, followed by default as iOS's frameworks
+            // follow the modem (CompatEnvironment.modemManager).
+            dependencies: ["Reachability", "ReachabilityModemManager"],
             path: "Sources/Compat/Support"
         ),
         .target(

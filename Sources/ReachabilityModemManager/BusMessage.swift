@@ -18,6 +18,8 @@ public enum ModemPropertyError: Error, Hashable, Sendable {
     case unknownState(Int32)
     /// `RegistrationState` was not an `MMModem3gppRegistrationState`.
     case unknownRegistration(UInt32)
+    /// `SignalQuality` was not a percentage (over 100).
+    case signalQualityOutOfRange(UInt32)
     /// The message ended, or its structure broke, where a value was due.
     case malformed(String)
 }
@@ -29,6 +31,7 @@ extension ModemPropertyError: CustomStringConvertible {
         case let .unknownAccessTechnologies(bits): return "AccessTechnologies: unknown bits 0x\(String(bits, radix: 16))"
         case let .unknownState(value): return "State: unknown value \(value)"
         case let .unknownRegistration(value): return "RegistrationState: unknown value \(value)"
+        case let .signalQualityOutOfRange(value): return "SignalQuality: \(value) is no percentage"
         case let .malformed(what): return "malformed message: \(what)"
         }
     }

@@ -118,6 +118,17 @@ public final class ModemManagerRadio: Sendable {
         _ = try worker.start(.modems) { [self] wakeFD in run(wakeFD: wakeFD) }
     }
 
+    /// Stops feeding `radio`, which loses the modems' facts; the thread goes
+    /// on for the others (`stop()` ends it).
+    public func unfollow(_ radio: RadioSource) {
+        let fed = state.withLock { state -> Bool in
+            guard let index = state.sources.firstIndex(where: { $0 === radio }) else { return false }
+            state.sources.remove(at: index)
+            return true
+        }
+        if fed { radio.setModemFacts(nil) }
+    }
+
     /// Stops following: the thread ends, and every radio source fed loses the modems' facts.
     public func stop() {
         worker.stop()
@@ -164,7 +175,8 @@ public final class ModemManagerRadio: Sendable {
         })
     }
 
-    /// Calls `observer` (on the radio's thread) after every change of the modems or the availability.
+    /// Calls `observer` (on the radio's thread) after every change of the
+    /// modems or the availability, and after every drop.
     @discardableResult
     public func addObserver(_ observer: @escaping @Sendable () -> Void) -> UInt64 {
         state.withLock { state in
@@ -223,16 +235,19 @@ public final class ModemManagerRadio: Sendable {
     /// and the observers (outside the lock) when the facts or the availability moved.
     func update(_ change: (inout State) -> Void) {
         let (sources, facts, observers) = state.withLock { state -> ([RadioSource], RadioSource.ModemFacts?, [@Sendable () -> Void]) in
-            let before = (state.availability, state.table.modems, state.table.bearers)
+            let before = (state.availability, state.table.modems, state.table.bearers, state.table.dropped)
             change(&state)
-            guard before.0 != state.availability || before.1 != state.table.modems || before.2 != state.table.bearers else {
+            // A drop is told too (the observers see the counters move); the sources only see facts.
+            guard before.0 != state.availability || before.1 != state.table.modems || before.2 != state.table.bearers
+                || before.3 != state.table.dropped else {
                 return ([], nil, [])
             }
             let facts = state.availability == .available ? state.table.radioFacts() : nil
             return (state.sources, facts, state.observers.map(\.observer))
         }
-        state.broadcast()
+        // The sources first: who waits for an answer (`waitForFirstAnswer`) then reads it there.
         for source in sources { source.setModemFacts(facts) }
+        state.broadcast()
         for observer in observers { observer() }
     }
 

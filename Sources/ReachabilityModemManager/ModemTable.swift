@@ -98,7 +98,8 @@ struct ModemTable {
                 try reader.exit()
                 return value
             }
-            modem.signalQuality = min(percent, 100)
+            guard percent <= 100 else { throw .signalQualityOutOfRange(percent) }
+            modem.signalQuality = percent
             modem.signalIsRecent = recent
         case "Ports":
             modem.ports = try reader.variant(name, "a(su)") { () throws(ModemPropertyError) in

@@ -151,9 +151,11 @@ final class ModemManagerRadioTests: XCTestCase {
     func testMalformedPropertiesAreCountedDrops() throws {
         let source = RadioSource()
         let (bus, radio) = try started(source)
-        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2", "State", "i", "8"])
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2", "State", "i", "8",
+                             "SignalQuality", "(ub)", "60 true"])
         radio.wait("LTE") { _ in source.technology(for: "wwan0") == .lte }
         let cases: [([String], ModemPropertyError)] = [
+            (["SignalQuality", "(ub)", "150 true"], .signalQualityOutOfRange(150)),
             (["AccessTechnologies", "s", "lte"], .wrongType(property: "AccessTechnologies", expected: "u", got: "s")),
             (["AccessTechnologies", "u", "\(1 << 20 | 16384)"], .unknownAccessTechnologies(1 << 20 | 16384)),
             (["State", "i", "99"], .unknownState(99)),
@@ -167,19 +169,30 @@ final class ModemManagerRadioTests: XCTestCase {
         XCTAssertEqual(source.technology(for: "wwan0"), .lte)
         XCTAssertEqual(radio.modems.first?.state, .registered)
         XCTAssertEqual(radio.modems.first?.ports, [ModemPort(name: "wwan0", type: 2)])
+        XCTAssertEqual(radio.modems.first?.signalQuality, 60, "a percentage over 100 is dropped, not clamped")
         // And the next good value is taken.
         try bus.setModem(0, ["AccessTechnologies", "u", "32"])
         radio.wait("UMTS") { _ in source.technology(for: "wwan0") == .umts }
     }
 
-    /// Nothing runs before `follow(into:)`: no thread, no connection.
+    /// Nothing runs before `follow(into:)`: no thread, no connection; then
+    /// one thread. (Counted: the compat tests in this process follow the
+    /// shared radio, as iOS code using them does.)
     func testNoThreadUntilFollowed() throws {
+        func modemThreads() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").filter {
+                (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?.hasPrefix("reach.modems") == true
+            }.count
+        }
+        let before = try modemThreads()
         let radio = ModemManagerRadio(busAddress: "unix:path=/nonexistent")
         XCTAssertEqual(radio.availability, .stopped)
-        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap {
-            try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
-        }
-        XCTAssertFalse(threads.contains { $0.hasPrefix("reach.modems") }, "\(threads)")
+        XCTAssertEqual(try modemThreads(), before)
+        try radio.follow(into: RadioSource())
+        XCTAssertTrue(radio.waitForFirstAnswer(timeout: .seconds(10)), "the thread answers: no bus")
+        XCTAssertEqual(try modemThreads(), before + 1)
+        radio.stop()
+        XCTAssertEqual(try modemThreads(), before)
     }
 
     /// Debian's ModemManager itself, with no modem attached: it publishes none,

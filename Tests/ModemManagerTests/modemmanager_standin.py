@@ -119,7 +119,14 @@ def AddModem(self, index, modem, modem3gpp):
 
 @dbus.service.method(MOCK_IFACE, in_signature='usa{sv}', out_signature='')
 def SetModem(self, index, interface, props):
-    mockobject.get_object(modem_path(index)).UpdateProperties(interface, props)
+    # As UpdateProperties, whose re-wrapping cannot take a struct (SignalQuality's
+    # (ub)): the values are kept and sent as they came, each already a variant.
+    modem = mockobject.get_object(modem_path(index))
+    for name in props:
+        if name not in modem.props.get(interface, {}):
+            raise dbus.exceptions.DBusException('property %s not found' % name, name=interface + '.NoSuchProperty')
+    modem.props[interface].update(props)
+    modem.EmitSignal(dbus.PROPERTIES_IFACE, 'PropertiesChanged', 'sa{sv}as', [interface, props, []])
 
 
 @dbus.service.method(MOCK_IFACE, in_signature='u', out_signature='')

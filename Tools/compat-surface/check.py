@@ -46,7 +46,8 @@ def symbols(module, build):
         command = ["swift-symbolgraph-extract", "-module-name", module, "-I", os.path.join(build, "Modules"),
                    "-target", "x86_64-unknown-linux-gnu", "-minimum-access-level", "public", "-output-dir", out,
                    "-Xcc", "-I" + os.path.join(ROOT, "CSupport", "include"),
-                   "-Xcc", "-I" + os.path.join(ROOT, "Sources", "CLibcap")] + maps
+                   "-Xcc", "-I" + os.path.join(ROOT, "Sources", "CLibcap"),
+                   "-Xcc", "-I" + os.path.join(ROOT, "Sources", "CSDBus")] + maps
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             sys.exit(f"check: symbol graph of {module} failed:\n{result.stderr}")

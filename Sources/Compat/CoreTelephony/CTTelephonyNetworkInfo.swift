@@ -1,7 +1,9 @@
 // CoreTelephony's CTTelephonyNetworkInfo on Linux: the radio access
-// technology of each WWAN link, as the application or its modem driver sets
-// it in `RadioSource.processDefault` (the kernel does not know it). A
-// "service" is a WWAN interface: its identifier is the interface's name.
+// technology of each WWAN link, from `RadioSource.processDefault` (the kernel
+// does not know it): ModemManager's, followed with no call by the application
+// (CompatEnvironment.modemManager), under what the application or its modem
+// driver sets there. A "service" is a WWAN interface: its identifier is the
+// interface's name.
 
 import Dispatch
 import Foundation
@@ -100,7 +102,12 @@ extension CTTelephonyNetworkInfoDelegate {
 }
 
 /// The radio access technology of each cellular service (WWAN interface),
-/// fed by `RadioSource.processDefault`:
+/// fed by `RadioSource.processDefault`. Where ModemManager runs, it fills it
+/// with no call by the application (`CompatEnvironment.modemManager`): a
+/// modem on LTE behind `wwan0` makes `serviceCurrentRadioAccessTechnology`
+/// `["wwan0": CTRadioAccessTechnologyLTE]`, and each change of its technology
+/// is told as below. Without ModemManager, the application or its modem
+/// driver says it, and its setting wins over the modem's:
 ///
 ///     RadioSource.processDefault.set(.lte, for: "wwan0")
 ///
@@ -127,6 +134,7 @@ open class CTTelephonyNetworkInfo: NSObject, @unchecked Sendable {
     /// is noted now, so the delegate hears only of later moves.
     public override init() {
         super.init()
+        CompatEnvironment.followModems()   // before the first read: the modem's technology is in it
         lastDataService = dataServiceIdentifier
         RadioChanges.shared.start()
         observer = RadioChanges.shared.add { [weak self] service in self?.changed(service) }

@@ -5,6 +5,7 @@
 // Reachability stay without it.
 
 import Reachability
+import ReachabilityModemManager
 import Synchronization
 import Dispatch
 
@@ -23,7 +24,13 @@ public enum CompatEnvironment {
         var kindOverrides: [InterfaceKindOverride] = CompatEnvironment.overridesFromEnvironment()
         /// The evaluator of the current settings, made on first use.
         var evaluator: ReachabilityEvaluator?
+        /// The modem daemon to follow, and the one followed now (from the first use on).
+        var modemManager: ModemManagerRadio? = CompatEnvironment.modemManagerFromEnvironment()
+        var followed: ModemManagerRadio?
     }
+    /// How long the first use waits for the modems to be read (ModemManager
+    /// answers in a few milliseconds; an absent bus or service at once).
+    static let firstModemAnswer: Duration = .milliseconds(500)
     private static let state = Mutex(State())
 
     /// The namespace every object created from now on reads: the one the
@@ -47,7 +54,8 @@ public enum CompatEnvironment {
     /// object of the compat modules (its calls are serialised; it follows the
     /// process's default policy and radio source).
     public static func evaluator() throws(ReachabilityError) -> ReachabilityEvaluator {
-        try state.withLock { (state: inout State) throws(ReachabilityError) -> ReachabilityEvaluator in
+        followModems()
+        return try state.withLock { (state: inout State) throws(ReachabilityError) -> ReachabilityEvaluator in
             if let evaluator = state.evaluator { return evaluator }
             let evaluator = try ReachabilityEvaluator(namespace: state.namespace, kindOverrides: state.kindOverrides)
             state.evaluator = evaluator
@@ -59,6 +67,7 @@ public enum CompatEnvironment {
     /// process's default policy and radio source; not started.
     public static func makeMonitor(_ targets: [Target], options: LookupOptions = LookupOptions(),
                                    configuration: ReachabilityMonitor.Configuration = .init()) throws(ReachabilityError) -> ReachabilityMonitor {
+        followModems()
         let (namespace, kinds) = state.withLock { ($0.namespace, $0.kindOverrides) }
         return try ReachabilityMonitor(targets: targets, options: options, namespace: namespace, kindOverrides: kinds,
                                        configuration: configuration)
@@ -84,6 +93,55 @@ public enum CompatEnvironment {
         guard let technology = RadioTechnology(parsing: name) else { return false }
         RadioSource.processDefault.set(technology, for: interface)
         return true
+    }
+
+    /// The modem daemon the compat modules follow, as iOS's frameworks follow
+    /// the modem without being asked: by default `ModemManagerRadio.shared`
+    /// (ModemManager on the system bus, `DBUS_SYSTEM_BUS_ADDRESS` if set),
+    /// feeding `RadioSource.processDefault`. CoreTelephony's technologies,
+    /// SLReachability's 2G/3G/4G mask and the WWAN kind of a modem's links
+    /// (`usb0` of a modem in Ethernet mode) then come from the modem, and
+    /// the application's own settings still win. Following starts at the
+    /// first object or call of a compat module, which waits at most half a
+    /// second for the modems to be read; without a bus or the service that
+    /// answer comes at once, and the radio picks the service up when it
+    /// appears. nil follows nothing, as does `REACH_MODEMMANAGER=off` in the
+    /// environment. Setting another stops feeding the process's radio source
+    /// from the previous one.
+    public static var modemManager: ModemManagerRadio? {
+        get { state.withLock { $0.modemManager } }
+        set {
+            let previous = state.withLock { state -> ModemManagerRadio? in
+                defer {
+                    state.modemManager = newValue
+                    state.followed = nil
+                }
+                return state.followed
+            }
+            previous?.unfollow(.processDefault)
+        }
+    }
+
+    /// Follows `modemManager` from now on, once; the first call waits for its first answer.
+    package static func followModems() {
+        let radio = state.withLock { state -> ModemManagerRadio? in
+            guard let radio = state.modemManager, state.followed !== radio else { return nil }
+            state.followed = radio
+            return radio
+        }
+        guard let radio else { return }
+        do {
+            try radio.follow(into: .processDefault)
+            _ = radio.waitForFirstAnswer(timeout: firstModemAnswer)
+        } catch {
+            let line = "reachability: not following ModemManager: \(error)\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+        }
+    }
+
+    static func modemManagerFromEnvironment() -> ModemManagerRadio? {
+        guard let text = getenv("REACH_MODEMMANAGER").map({ String(cString: $0).lowercased() }) else { return .shared }
+        return ["off", "0", "no", "false"].contains(text) ? nil : .shared
     }
 
     static func overridesFromEnvironment() -> [InterfaceKindOverride] {

@@ -152,6 +152,11 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         return flags
     }
 
+    private static func isName(_ target: Target) -> Bool {
+        if case .host = target { return true }
+        return false
+    }
+
     /// The unscheduled answer: route lookups now. A name is not resolved: its
     /// answer is the internet's (Apple: "optimistic").
     func unscheduledFlags() throws(ReachabilityError) -> SCNetworkReachabilityFlags {
@@ -176,7 +181,12 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         let (monitor, generation) = lock.withLock { (state.monitor, state.generation) }
         guard let monitor else { return try unscheduledFlags() }
         let flags: SCNetworkReachabilityFlags
-        if let evaluation = monitor.currentEvaluations.first, evaluation.isEvaluated {
+        if monitor.reevaluationPending, !Self.isName(target.0) {
+            // A radio or policy change the monitor has not applied yet (a
+            // modem went away): its last answer is stale, the evaluator's is
+            // not (a name's would be the internet's: the monitor's stays).
+            flags = try unscheduledFlags()
+        } else if let evaluation = monitor.currentEvaluations.first, evaluation.isEvaluated {
             flags = Self.flags(evaluation)
         } else {
             flags = try unscheduledFlags()   // before the monitor's first answer

@@ -51,8 +51,16 @@ final class MonitorCore: Sendable {
         var latest: [ReachabilityChange?]
         var resolutions: [Resolution] = []
         var validations: [ValidationAnswer] = []
-        /// The policy or the radio source changed: every target is evaluated again.
-        var reevaluationRequested = false
+        /// The policy or the radio source changed: every target is evaluated
+        /// again. Requests counted, taken by the event thread, and applied
+        /// (in `latest`): a request not yet applied makes `latest` stale.
+        var reevaluationRequests: UInt64 = 0
+        var reevaluationsTaken: UInt64 = 0
+        var reevaluationsApplied: UInt64 = 0
+        /// The radio source's change count `latest` is of (its answers are
+        /// stale from the moment it moves, before this monitor is told).
+        var radioChangesApplied: UInt64 = 0
+        var radioChangesTaken: UInt64 = 0
         /// This run's registration with the radio source.
         var radioObserver: UInt64?
         /// This run's registration with the process's default policy (when the evaluator follows it).
@@ -126,7 +134,10 @@ final class MonitorCore: Sendable {
             }
             shared.counters.receiveBufferSize = source.receiveBufferSize
             shared.generation = generation
-            shared.reevaluationRequested = false
+            shared.reevaluationsTaken = shared.reevaluationRequests
+            shared.reevaluationsApplied = shared.reevaluationRequests
+            shared.radioChangesTaken = evaluator.radio.changeCount
+            shared.radioChangesApplied = shared.radioChangesTaken
             shared.cancelProbes = cancelProbes
             shared.radioObserver = evaluator.radio.addObserver { [weak self] in self?.requestReevaluation() }
             if evaluator.followsProcessDefaultPolicy {
@@ -373,7 +384,7 @@ final class MonitorCore: Sendable {
     /// Asks the event thread to evaluate every target again (the policy or the
     /// radio source changed); harmless when the monitor is not running.
     func requestReevaluation() {
-        shared.withLock { $0.reevaluationRequested = true }
+        shared.withLock { $0.reevaluationRequests &+= 1 }
         worker.wake()
     }
 
@@ -383,11 +394,29 @@ final class MonitorCore: Sendable {
         if let observer = shared.withLock({ $0.kernelChangeObserver }) { observer() }
     }
 
-    func takeReevaluationRequest() -> Bool {
+    /// The requests not yet taken (nil: none); give the result to
+    /// `reevaluationApplied(_:)` once `latest` holds their answers.
+    func takeReevaluationRequest() -> UInt64? {
         shared.withLock { shared in
-            defer { shared.reevaluationRequested = false }
-            return shared.reevaluationRequested
+            guard shared.reevaluationRequests != shared.reevaluationsTaken else { return nil }
+            shared.reevaluationsTaken = shared.reevaluationRequests
+            shared.radioChangesTaken = evaluator.radio.changeCount
+            return shared.reevaluationsTaken
         }
+    }
+
+    func reevaluationApplied(_ requests: UInt64) {
+        shared.withLock { shared in
+            shared.reevaluationsApplied = requests
+            shared.radioChangesApplied = shared.radioChangesTaken
+        }
+    }
+
+    /// Whether a policy or radio change was asked for and its answers are not
+    /// in `currentEvaluations` yet (the event thread has them to do).
+    var reevaluationPending: Bool {
+        let radioChanges = evaluator.radio.changeCount
+        return shared.withLock { $0.reevaluationRequests != $0.reevaluationsApplied || $0.radioChangesApplied != radioChanges }
     }
 
     // MARK: Reading

@@ -157,7 +157,8 @@ final class MonitorLoop: @unchecked Sendable {
                 record(burst)
                 merge(burst.dirty, into: &dirty)
             }
-            if core.takeReevaluationRequest() {
+            let reevaluation = core.takeReevaluationRequest()
+            if reevaluation != nil {
                 // The policy or radio changed: new answers, same network.
                 core.evaluator.invalidateInterfaceCache()
                 dirty.markAll()
@@ -172,6 +173,7 @@ final class MonitorLoop: @unchecked Sendable {
                 }
                 if dirty.network || dirty.links || dirty.v4 || dirty.v6 { core.kernelChanged() }
             }
+            if let reevaluation { core.reevaluationApplied(reevaluation) }
         }
     }
 

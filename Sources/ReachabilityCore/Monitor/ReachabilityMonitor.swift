@@ -199,6 +199,11 @@ public final class ReachabilityMonitor: Sendable {
     /// `targets`; `status == .unknown` until a target's first answer.
     public var currentEvaluations: [TargetEvaluation] { core.currentEvaluations }
 
+    /// Whether the policy or the radio source changed and `currentEvaluations`
+    /// does not hold the answers of that change yet: a caller that must
+    /// answer now evaluates for itself (SystemConfiguration's `GetFlags`).
+    package var reevaluationPending: Bool { core.reevaluationPending }
+
     /// What the application allows and how it treats its interfaces. Setting
     /// it evaluates every target again at once and reports each target whose
     /// answer changed (the WWAN switch turning a WWAN-only target not

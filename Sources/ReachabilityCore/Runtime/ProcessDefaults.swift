@@ -112,6 +112,10 @@ public final class RadioSource: Sendable {
         var observers = Observers<@Sendable () -> Void>()
     }
     private let state: Locked<State>
+    /// Changes so far, counted under the lock before any observer is told: a
+    /// monitor whose answers are of an older count is stale at once, however
+    /// the observers' calls and deliveries interleave.
+    private let changes = Atomic<UInt64>(0)
     #if !REACH_NO_MODEM_FACTS
     /// Whether `state.modem` holds any interface: read without the lock by
     /// every kind lookup of an evaluation (`isModemInterface`), which then
@@ -204,6 +208,7 @@ public final class RadioSource: Sendable {
         let observers = state.withLock { state -> [@Sendable () -> Void] in
             guard state.technologies[interface] != technology else { return [] }
             state.technologies[interface] = technology
+            changes.add(1, ordering: .releasing)
             return state.observers.entries.map(\.entry)
         }
         for observer in observers { observer() }
@@ -219,6 +224,9 @@ public final class RadioSource: Sendable {
         state.withLock { $0.technologies[interface] ?? $0.modem?.technologies[interface] }
         #endif
     }
+
+    /// How many changes there were (for a monitor: whether its answers are of the latest).
+    package var changeCount: UInt64 { changes.load(ordering: .acquiring) }
 
     /// Calls `observer` (outside the lock) after every change; for monitors
     /// and the compat modules.
@@ -275,6 +283,7 @@ extension RadioSource {
         let observers = state.withLock { state -> [@Sendable () -> Void] in
             guard state.modem != facts else { return [] }
             state.modem = facts
+            changes.add(1, ordering: .releasing)
             modemInterfacesKnown.store(!(facts?.interfaces.isEmpty ?? true), ordering: .releasing)
             return state.observers.entries.map(\.entry)
         }
