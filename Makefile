@@ -33,7 +33,7 @@ help:
 	  "make test-sample    Examples/GatewayFailover as nobody: tier 1 in memory, tier 2 in unshare -Urnm" \
 	  "make soak           10,000-cycle soak and fault tests (root)" \
 	  "make test-repeat    the suite REPEAT (20) times under stress-ng; every test that failed once" \
-	  "make steady-state   mallocs per monitor round must be 0 (root)" \
+	  "make steady-state   mallocs per monitor round, and per unchanged ModemManager signal, must be 0 (root)" \
 	  "make fuzz           libFuzzer on every C parser (FUZZ_SECONDS each)" \
 	  "make fuzz-smoke     a short fuzz run from the committed corpus" \
 	  "make bench          all benchmarks and docs/benchmarks (root)" \
@@ -407,6 +407,7 @@ bench-startup: static
 steady-state: static
 	Benchmarks/SteadyState/steady-state.sh --check .build-static/reach 300
 	TARGET=198.51.100.1 Benchmarks/SteadyState/steady-state.sh --check .build-static/reach 300
+	Benchmarks/SteadyState/modem-steady-state.sh --check .build-static/reach 300
 
 # The firmware build's symbol ordering file (firmware-flags.sh passes it to
 # lld): the functions the hello world, hello-collections, the embedding

@@ -119,8 +119,8 @@ final class BusConnection {
         radio.update { state in
             state.table.removeAll()
             do throws(ModemPropertyError) {
-                try reader.forEachEntry("{oa{sa{sv}}}") { (path) throws(ModemPropertyError) in
-                    try state.table.addInterfaces(of: path, from: reader)
+                try reader.forEachEntry("{oa{sa{sv}}}") { (path: UnsafePointer<CChar>) throws(ModemPropertyError) in
+                    try state.table.addInterfaces(of: String(cString: path), from: reader)
                 }
             } catch {
                 state.table.noteDrop(error)
@@ -137,11 +137,11 @@ final class BusConnection {
         for path in unknown {
             var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
             defer { sd_bus_error_free(&error) }
-            guard let reply = call(service, path, properties, "GetAll", argument: ModemInterface.bearer, error: &error) else { continue }
+            guard let reply = call(service, path, properties, "GetAll", argument: ModemInterface.bearerName, error: &error) else { continue }
             defer { sd_bus_message_unref(reply) }
             let reader = BusReader(message: reply)
             radio.update { state in
-                do throws(ModemPropertyError) { try state.table.readProperties(of: path, interface: ModemInterface.bearer, from: reader) } catch {
+                do throws(ModemPropertyError) { try state.table.readProperties(of: path, interface: .bearer, from: reader) } catch {
                     state.table.noteDrop(error)
                 }
             }
@@ -178,7 +178,6 @@ final class BusConnection {
 
     fileprivate func handle(_ message: OpaquePointer) {
         let reader = BusReader(message: message)
-        let path = sd_bus_message_get_path(message).map { String(cString: $0) } ?? ""
         if sd_bus_message_is_signal(message, "org.freedesktop.DBus", "NameOwnerChanged") > 0 {
             // (name, old owner, new owner): a new owner reads the modems; none, they are gone.
             let newOwner = (try? { () throws(ModemPropertyError) -> String in
@@ -198,22 +197,26 @@ final class BusConnection {
         var needsBearers = false
         radio.update { state in
             do throws(ModemPropertyError) {
-                if sd_bus_message_is_signal(message, objectManager, "InterfacesAdded") > 0 {
+                // Literals, not the constants: a String constant passed as a C
+                // string is copied for the call (an allocation per message).
+                if sd_bus_message_is_signal(message, "org.freedesktop.DBus.ObjectManager", "InterfacesAdded") > 0 {
                     let object = try reader.string("o")
                     try state.table.addInterfaces(of: object, from: reader)
-                } else if sd_bus_message_is_signal(message, objectManager, "InterfacesRemoved") > 0 {
+                } else if sd_bus_message_is_signal(message, "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved") > 0 {
                     let object = try reader.string("o")
                     var interfaces: [String] = []
                     try reader.forEach(inArray: "s") { () throws(ModemPropertyError) in interfaces.append(try reader.string()) }
                     state.table.removeInterfaces(interfaces, of: object)
-                } else if sd_bus_message_is_signal(message, properties, "PropertiesChanged") > 0 {
-                    let interface = try reader.string()
-                    try state.table.readProperties(of: path, interface: interface, from: reader)
+                } else if sd_bus_message_is_signal(message, "org.freedesktop.DBus.Properties", "PropertiesChanged") > 0,
+                          let path = sd_bus_message_get_path(message) {
+                    // The steady state: no copy of the path or the interface's name.
+                    let interface = ModemInterface(try reader.cString())
+                    try state.table.readProperties(of: state.table.key(path), interface: interface, from: reader)
                 }
             } catch {
                 state.table.noteDrop(error)
             }
-            needsBearers = !state.table.unknownBearers.isEmpty
+            needsBearers = state.table.hasUnknownBearers
         }
         if needsBearers { readUnknownBearers() }
     }

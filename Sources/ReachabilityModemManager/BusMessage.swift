@@ -4,6 +4,9 @@
 // reported (`ModemPropertyError.wrongType`), never read as another type.
 
 internal import CSDBus
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// A value the stand-in or the daemon sent that the client cannot use: the
 /// property is dropped (counted in `ModemManagerRadio.Counters.dropped`), the
@@ -66,11 +69,48 @@ struct BusReader {
     }
 
     func string(_ type: Character = "s") throws(ModemPropertyError) -> String {
+        String(cString: try cString(type))
+    }
+
+    /// A string, object path or signature where the message holds it (valid while the message is).
+    func cString(_ type: Character = "s") throws(ModemPropertyError) -> UnsafePointer<CChar> {
         var value: UnsafePointer<CChar>?
         guard sd_bus_message_read_basic(message, CChar(type.asciiValue!), &value) > 0, let value else {
             throw .malformed("no \(type) here")
         }
-        return String(cString: value)
+        return value
+    }
+
+    /// A text property (`s`) into `value`: nil when empty, and no copy when it is the text there already.
+    func readText(_ property: StaticString, into value: inout String?) throws(ModemPropertyError) {
+        let text = try variant(property, "s") { () throws(ModemPropertyError) in try cString() }
+        if text.pointee == 0 {
+            value = nil
+        } else if value?.withCString({ strcmp($0, text) != 0 }) ?? true {
+            value = String(cString: text)
+        }
+    }
+
+    /// An array of `contents` into `array`. While each element `read` is
+    /// `same` as the one there, nothing is copied; at the first that differs,
+    /// or a length that differs, the array is read again from its start and
+    /// made anew with `make`.
+    func readArray<Element, Read>(into array: inout [Element], _ contents: String,
+                                  _ read: () throws(ModemPropertyError) -> Read,
+                                  same: (Element, Read) -> Bool, make: (Read) -> Element) throws(ModemPropertyError) {
+        try enter("a", contents)
+        var index = 0
+        while peek() != nil {
+            let element = try read()
+            guard index < array.count, same(array[index], element) else { index = -1; break }
+            index += 1
+        }
+        if index == array.count { return try exit() }
+        guard sd_bus_message_rewind(message, 0) >= 0 else { throw .malformed("array of \(contents) cannot be read again") }
+        var fresh: [Element] = []
+        while peek() != nil { fresh.append(make(try read())) }
+        try exit()
+        array = fresh
     }
 
     func uint32() throws(ModemPropertyError) -> UInt32 {
@@ -98,12 +138,13 @@ struct BusReader {
         try exit()
     }
 
-    /// Each entry of an `a{s…}` or `a{o…}` dictionary: `body` reads the value after the key.
-    func forEachEntry(_ contents: String, _ body: (String) throws(ModemPropertyError) -> Void) throws(ModemPropertyError) {
+    /// Each entry of an `a{s…}` or `a{o…}` dictionary: `body` reads the
+    /// value after the key (where the message holds it).
+    func forEachEntry(_ contents: String, _ body: (UnsafePointer<CChar>) throws(ModemPropertyError) -> Void) throws(ModemPropertyError) {
         let entry = String(contents.dropFirst().dropLast())   // "{sv}" -> "sv"
         try forEach(inArray: contents) { () throws(ModemPropertyError) in
             try enter("e", entry)
-            let key = try string(Character(UnicodeScalar(entry.utf8.first!)))
+            let key = try cString(Character(UnicodeScalar(entry.utf8.first!)))
             try body(key)
             try exit()
         }
@@ -111,12 +152,12 @@ struct BusReader {
 
     /// A variant whose value must have `signature`: `read` reads it; another
     /// signature is skipped and thrown as `wrongType`.
-    func variant<T>(_ property: String, _ signature: String,
+    func variant<T>(_ property: StaticString, _ signature: String,
                     _ read: () throws(ModemPropertyError) -> T) throws(ModemPropertyError) -> T {
         guard let (type, contents) = peek(), type == UInt8(ascii: "v") else { throw .malformed("\(property): no variant") }
         guard contents == signature else {
             try skip()
-            throw .wrongType(property: property, expected: signature, got: contents)
+            throw .wrongType(property: property.description, expected: signature, got: contents)
         }
         try enter("v", contents)
         let value = try read()

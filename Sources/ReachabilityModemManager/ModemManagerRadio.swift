@@ -198,6 +198,8 @@ public final class ModemManagerRadio: Sendable {
     private func run(wakeFD: Int32) {
         var connection: BusConnection?
         var nextAttempt: UInt64 = 0
+        // Made once: an array made per wake-up would be an allocation per message.
+        var fds = [pollfd](repeating: pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), count: 2)
         while !worker.stopRequested {
             let now = monotonicNanoseconds()
             if connection == nil && now >= nextAttempt {
@@ -211,15 +213,15 @@ public final class ModemManagerRadio: Sendable {
                     nextAttempt = now &+ nanoseconds(retryInterval)
                 }
             }
-            var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+            fds[0].revents = 0
             var timeout: Int32 = -1
             if let connection {
-                fds.append(pollfd(fd: connection.fd, events: connection.events, revents: 0))
+                fds[1] = pollfd(fd: connection.fd, events: connection.events, revents: 0)
                 timeout = connection.timeoutMilliseconds(now: now)
             } else {
                 timeout = Int32(clamping: (nextAttempt &- min(now, nextAttempt)) / 1_000_000 + 1)
             }
-            _ = poll(&fds, nfds_t(fds.count), timeout)
+            _ = poll(&fds, connection == nil ? 1 : 2, timeout)
             if fds[0].revents != 0 { Wakeup.clear(wakeFD) }
             if let open = connection, !open.process() {
                 open.close()   // the bus went away: its sd-bus objects go too
@@ -235,11 +237,12 @@ public final class ModemManagerRadio: Sendable {
     /// and the observers (outside the lock) when the facts or the availability moved.
     func update(_ change: (inout State) -> Void) {
         let (sources, facts, observers) = state.withLock { state -> ([RadioSource], RadioSource.ModemFacts?, [@Sendable () -> Void]) in
-            let before = (state.availability, state.table.modems, state.table.bearers, state.table.dropped)
+            // The table's revision, not a copy of it: a copy would make the
+            // change copy the table (a message that changes nothing allocates nothing).
+            let before = (state.availability, state.table.revision, state.table.dropped)
             change(&state)
             // A drop is told too (the observers see the counters move); the sources only see facts.
-            guard before.0 != state.availability || before.1 != state.table.modems || before.2 != state.table.bearers
-                || before.3 != state.table.dropped else {
+            guard before.0 != state.availability || before.1 != state.table.revision || before.2 != state.table.dropped else {
                 return ([], nil, [])
             }
             let facts = state.availability == .available ? state.table.radioFacts() : nil

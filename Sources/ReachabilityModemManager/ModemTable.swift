@@ -5,23 +5,90 @@
 
 internal import CSDBus
 import ReachabilityCore
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
+/// The interfaces of ModemManager's objects the table reads.
 enum ModemInterface {
-    static let modem = "org.freedesktop.ModemManager1.Modem"
-    static let modem3gpp = "org.freedesktop.ModemManager1.Modem.Modem3gpp"
-    static let bearer = "org.freedesktop.ModemManager1.Bearer"
+    case modem, modem3gpp, bearer, other
+
+    static let modemName = "org.freedesktop.ModemManager1.Modem"
+    static let modem3gppName = "org.freedesktop.ModemManager1.Modem.Modem3gpp"
+    static let bearerName = "org.freedesktop.ModemManager1.Bearer"
+
+    /// The interface a message names (compared where it lies, with literals: no copy).
+    init(_ name: UnsafePointer<CChar>) {
+        if equal(name, "org.freedesktop.ModemManager1.Modem") { self = .modem }
+        else if equal(name, "org.freedesktop.ModemManager1.Modem.Modem3gpp") { self = .modem3gpp }
+        else if equal(name, "org.freedesktop.ModemManager1.Bearer") { self = .bearer }
+        else { self = .other }
+    }
 }
 
+/// Whether a C string of a message is `literal`: compared in place (passing a
+/// `String` where C wants a pointer may copy it into an array).
+func equal(_ text: UnsafePointer<CChar>, _ literal: StaticString) -> Bool {
+    strcmp(text, UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+}
+
+/// The properties the table reads, by their D-Bus names.
+enum ModemProperty {
+    case accessTechnologies, state, signalQuality, ports, bearers, primaryPort, manufacturer, model
+    case registrationState, operatorName, operatorCode
+    case interface, connected
+
+    /// The property a message names (compared where it lies: no copy); nil for one not read.
+    init?(_ name: UnsafePointer<CChar>) {
+        for property in Self.all where equal(name, property.literal) {
+            self = property
+            return
+        }
+        return nil
+    }
+
+    static let all: [ModemProperty] = [.accessTechnologies, .state, .signalQuality, .ports, .bearers, .primaryPort, .manufacturer,
+                                       .model, .registrationState, .operatorName, .operatorCode, .interface, .connected]
+
+    /// ModemManager's name (a literal: comparing with it copies nothing).
+    var literal: StaticString {
+        switch self {
+        case .accessTechnologies: return "AccessTechnologies"
+        case .state: return "State"
+        case .signalQuality: return "SignalQuality"
+        case .ports: return "Ports"
+        case .bearers: return "Bearers"
+        case .primaryPort: return "PrimaryPort"
+        case .manufacturer: return "Manufacturer"
+        case .model: return "Model"
+        case .registrationState: return "RegistrationState"
+        case .operatorName: return "OperatorName"
+        case .operatorCode: return "OperatorCode"
+        case .interface: return "Interface"
+        case .connected: return "Connected"
+        }
+    }
+}
+
+/// The modems and bearers, and a revision that moves with every change of
+/// them. A message that changes nothing (a property sent again with its
+/// value) allocates nothing: names are compared where sd-bus holds them,
+/// values read into the entry they would replace, which is written back
+/// only when it differs.
 struct ModemTable {
     private(set) var modems: [String: Modem] = [:]
     private(set) var bearers: [String: ModemBearer] = [:]
+    /// Bumped by every change of `modems` or `bearers`.
+    private(set) var revision: UInt64 = 0
     /// Properties dropped (wrong type, unknown values), and the last reason.
     private(set) var dropped: UInt64 = 0
     private(set) var lastDrop: ModemPropertyError?
 
     mutating func removeAll() {
+        guard !modems.isEmpty || !bearers.isEmpty else { return }
         modems = [:]
         bearers = [:]
+        revision &+= 1
     }
 
     /// Bearers a modem lists that no message has described yet (their
@@ -30,29 +97,45 @@ struct ModemTable {
         modems.values.flatMap(\.bearers).filter { bearers[$0] == nil }
     }
 
+    /// Whether there is one (without building the list).
+    var hasUnknownBearers: Bool {
+        for modem in modems.values {
+            for path in modem.bearers where bearers[path] == nil { return true }
+        }
+        return false
+    }
+
     /// An `a{sa{sv}}` of `path` (GetManagedObjects' value, InterfacesAdded).
     mutating func addInterfaces(of path: String, from reader: BusReader) throws(ModemPropertyError) {
-        try reader.forEachEntry("{sa{sv}}") { (interface) throws(ModemPropertyError) in
-            try readProperties(of: path, interface: interface, from: reader)
+        try reader.forEachEntry("{sa{sv}}") { (interface: UnsafePointer<CChar>) throws(ModemPropertyError) in
+            try readProperties(of: path, interface: ModemInterface(interface), from: reader)
         }
     }
 
+    /// The key of the object at `path` (a C string of the message): the
+    /// table's own when it knows the object, so that a known one costs no copy.
+    func key(_ path: UnsafePointer<CChar>) -> String {
+        for key in modems.keys where key.withCString({ strcmp($0, path) == 0 }) { return key }
+        for key in bearers.keys where key.withCString({ strcmp($0, path) == 0 }) { return key }
+        return String(cString: path)
+    }
+
     /// An `a{sv}` of `interface` on `path` (PropertiesChanged, GetAll).
-    mutating func readProperties(of path: String, interface: String, from reader: BusReader) throws(ModemPropertyError) {
+    mutating func readProperties(of path: String, interface: ModemInterface, from reader: BusReader) throws(ModemPropertyError) {
         switch interface {
-        case ModemInterface.modem, ModemInterface.modem3gpp:
-            var modem = modems[path] ?? Modem(path: path)
-            try reader.forEachEntry("{sv}") { (name) throws(ModemPropertyError) in
-                record { () throws(ModemPropertyError) in try Self.read(name, into: &modem, from: reader) }
+        case .modem, .modem3gpp:
+            let modem = try readEntries(into: modems[path] ?? Modem(path: path), from: reader, Self.read)
+            if modem != modems[path] {
+                modems[path] = modem
+                revision &+= 1
             }
-            modems[path] = modem
-        case ModemInterface.bearer:
-            var bearer = bearers[path] ?? ModemBearer(path: path)
-            try reader.forEachEntry("{sv}") { (name) throws(ModemPropertyError) in
-                record { () throws(ModemPropertyError) in try Self.read(name, into: &bearer, from: reader) }
+        case .bearer:
+            let bearer = try readEntries(into: bearers[path] ?? ModemBearer(path: path), from: reader, Self.read)
+            if bearer != bearers[path] {
+                bearers[path] = bearer
+                revision &+= 1
             }
-            bearers[path] = bearer
-        default:
+        case .other:
             try reader.skip()
         }
     }
@@ -60,14 +143,29 @@ struct ModemTable {
     /// `interfaces` of `path` went away (InterfacesRemoved): the modem (or
     /// bearer) with its Modem (Bearer) interface.
     mutating func removeInterfaces(_ interfaces: [String], of path: String) {
-        if interfaces.contains(ModemInterface.modem) { modems[path] = nil }
-        if interfaces.contains(ModemInterface.modem3gpp), var modem = modems[path] {
+        if interfaces.contains(ModemInterface.modemName), modems.removeValue(forKey: path) != nil { revision &+= 1 }
+        if interfaces.contains(ModemInterface.modem3gppName), var modem = modems[path] {
             modem.registration = nil
             modem.operatorName = nil
             modem.operatorCode = nil
-            modems[path] = modem
+            if modem != modems[path] {
+                modems[path] = modem
+                revision &+= 1
+            }
         }
-        if interfaces.contains(ModemInterface.bearer) { bearers[path] = nil }
+        if interfaces.contains(ModemInterface.bearerName), bearers.removeValue(forKey: path) != nil { revision &+= 1 }
+    }
+
+    /// Each property of an `a{sv}` that `read` knows, read into `value`; the others skipped.
+    private mutating func readEntries<Value>(into value: Value, from reader: BusReader,
+                                             _ read: (ModemProperty, inout Value, BusReader) throws(ModemPropertyError) -> Void)
+        throws(ModemPropertyError) -> Value {
+        var value = value
+        try reader.forEachEntry("{sv}") { (name: UnsafePointer<CChar>) throws(ModemPropertyError) in
+            guard let property = ModemProperty(name) else { return try reader.skip() }
+            record { () throws(ModemPropertyError) in try read(property, &value, reader) }
+        }
+        return value
     }
 
     private mutating func record(_ read: () throws(ModemPropertyError) -> Void) {
@@ -80,18 +178,19 @@ struct ModemTable {
         lastDrop = error
     }
 
-    private static func read(_ name: String, into modem: inout Modem, from reader: BusReader) throws(ModemPropertyError) {
-        switch name {
-        case "AccessTechnologies":
+    private static func read(_ property: ModemProperty, into modem: inout Modem, from reader: BusReader) throws(ModemPropertyError) {
+        let name = property.literal
+        switch property {
+        case .accessTechnologies:
             let bits = try reader.variant(name, "u") { () throws(ModemPropertyError) in try reader.uint32() }
             let technologies = ModemAccessTechnologies(rawValue: bits)
             guard ModemAccessTechnologies.known.isSuperset(of: technologies) else { throw .unknownAccessTechnologies(bits) }
             modem.accessTechnologies = technologies
-        case "State":
+        case .state:
             let value = try reader.variant(name, "i") { () throws(ModemPropertyError) in try reader.int32() }
             guard let state = ModemState(rawValue: value) else { throw .unknownState(value) }
             modem.state = state
-        case "SignalQuality":
+        case .signalQuality:
             let (percent, recent) = try reader.variant(name, "(ub)") { () throws(ModemPropertyError) in
                 try reader.enter("r", "ub")
                 let value = (try reader.uint32(), try reader.bool())
@@ -101,44 +200,42 @@ struct ModemTable {
             guard percent <= 100 else { throw .signalQualityOutOfRange(percent) }
             modem.signalQuality = percent
             modem.signalIsRecent = recent
-        case "Ports":
-            modem.ports = try reader.variant(name, "a(su)") { () throws(ModemPropertyError) in
-                var ports: [ModemPort] = []
-                try reader.forEach(inArray: "(su)") { () throws(ModemPropertyError) in
+        case .ports:
+            try reader.variant(name, "a(su)") { () throws(ModemPropertyError) in
+                try reader.readArray(into: &modem.ports, "(su)") { () throws(ModemPropertyError) in
                     try reader.enter("r", "su")
-                    ports.append(ModemPort(name: try reader.string(), type: try reader.uint32()))
+                    let port = (try reader.cString(), try reader.uint32())
                     try reader.exit()
-                }
-                return ports
+                    return port
+                } same: { port, read in port.type == read.1 && port.name.withCString { strcmp($0, read.0) == 0 } }
+                  make: { read in ModemPort(name: String(cString: read.0), type: read.1) }
             }
-        case "Bearers":
-            modem.bearers = try reader.variant(name, "ao") { () throws(ModemPropertyError) in
-                var paths: [String] = []
-                try reader.forEach(inArray: "o") { () throws(ModemPropertyError) in paths.append(try reader.string("o")) }
-                return paths
+        case .bearers:
+            try reader.variant(name, "ao") { () throws(ModemPropertyError) in
+                try reader.readArray(into: &modem.bearers, "o") { () throws(ModemPropertyError) in try reader.cString("o") }
+                    same: { path, read in path.withCString { strcmp($0, read) == 0 } }
+                    make: { read in String(cString: read) }
             }
-        case "PrimaryPort": modem.primaryPort = nonEmpty(try reader.variant(name, "s") { () throws(ModemPropertyError) in try reader.string() })
-        case "Manufacturer": modem.manufacturer = nonEmpty(try reader.variant(name, "s") { () throws(ModemPropertyError) in try reader.string() })
-        case "Model": modem.model = nonEmpty(try reader.variant(name, "s") { () throws(ModemPropertyError) in try reader.string() })
-        case "RegistrationState":
+        case .primaryPort: try reader.readText(name, into: &modem.primaryPort)
+        case .manufacturer: try reader.readText(name, into: &modem.manufacturer)
+        case .model: try reader.readText(name, into: &modem.model)
+        case .registrationState:
             let value = try reader.variant(name, "u") { () throws(ModemPropertyError) in try reader.uint32() }
             guard let registration = RegistrationState(rawValue: value) else { throw .unknownRegistration(value) }
             modem.registration = registration
-        case "OperatorName": modem.operatorName = nonEmpty(try reader.variant(name, "s") { () throws(ModemPropertyError) in try reader.string() })
-        case "OperatorCode": modem.operatorCode = nonEmpty(try reader.variant(name, "s") { () throws(ModemPropertyError) in try reader.string() })
-        default: try reader.skip()
+        case .operatorName: try reader.readText(name, into: &modem.operatorName)
+        case .operatorCode: try reader.readText(name, into: &modem.operatorCode)
+        case .interface, .connected: try reader.skip()   // a bearer's
         }
     }
 
-    private static func read(_ name: String, into bearer: inout ModemBearer, from reader: BusReader) throws(ModemPropertyError) {
-        switch name {
-        case "Interface": bearer.interface = nonEmpty(try reader.variant(name, "s") { () throws(ModemPropertyError) in try reader.string() })
-        case "Connected": bearer.isConnected = try reader.variant(name, "b") { () throws(ModemPropertyError) in try reader.bool() }
+    private static func read(_ property: ModemProperty, into bearer: inout ModemBearer, from reader: BusReader) throws(ModemPropertyError) {
+        switch property {
+        case .interface: try reader.readText(property.literal, into: &bearer.interface)
+        case .connected: bearer.isConnected = try reader.variant(property.literal, "b") { () throws(ModemPropertyError) in try reader.bool() }
         default: try reader.skip()
         }
     }
-
-    private static func nonEmpty(_ text: String) -> String? { text.isEmpty ? nil : text }
 
     /// What the radio source is told: each modem's network ports and its
     /// bearers' interfaces, with the modem's technology.

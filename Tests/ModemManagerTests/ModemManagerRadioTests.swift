@@ -175,6 +175,21 @@ final class ModemManagerRadioTests: XCTestCase {
         radio.wait("UMTS") { _ in source.technology(for: "wwan0") == .umts }
     }
 
+    /// Ports read in place (no copy while they are the same) still follow
+    /// every change: one more, another instead, the same again, fewer.
+    func testPortsFollowEveryChange() throws {
+        let source = RadioSource()
+        let (bus, radio) = try started(source)
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"])
+        radio.wait("wwan0") { _ in source.modemFacts?.interfaces == ["wwan0"] }
+        for (ports, interfaces) in [("2 wwan0 2 usb0 2", Set(["wwan0", "usb0"])), ("2 wwan0 2 eth1 2", ["wwan0", "eth1"]),
+                                    ("2 wwan0 2 eth1 2", ["wwan0", "eth1"]), ("1 eth1 2", ["eth1"]), ("0", [])] {
+            try bus.setModem(0, ["Ports", "a(su)", ports])
+            radio.wait("ports \(ports)") { _ in source.modemFacts?.interfaces == interfaces }
+        }
+        XCTAssertEqual(radio.counters.dropped, 0)
+    }
+
     /// Nothing runs before `follow(into:)`: no thread, no connection; then
     /// one thread. (Counted: the compat tests in this process follow the
     /// shared radio, as iOS code using them does.)
