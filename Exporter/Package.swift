@@ -32,6 +32,7 @@ let package = Package(
             name: "reach-exporter",
             dependencies: [
                 .product(name: "Reachability", package: root),
+                .product(name: "ReachabilityModemManager", package: root),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

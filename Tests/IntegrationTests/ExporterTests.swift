@@ -1,7 +1,9 @@
 // reach-exporter run as an operator would: its configuration checks, the
 // systemd notify protocol against a datagram socket the test makes, and a
 // real Prometheus (Debian's `prometheus`) scraping two exporters that watch
-// two namespaces, queried through its HTTP API while one uplink flaps.
+// two namespaces, queried through its HTTP API while one uplink flaps; and
+// an exporter following a ModemManager stand-in on a private bus
+// (PrivateBus) while its modem falls back from LTE to EDGE and roams.
 // Traffic stays on loopback and inside the test's namespaces.
 //
 // The exporter is a package of its own (Exporter/): these tests run its built
@@ -12,6 +14,7 @@
 
 import Foundation
 import ReachabilityCore
+import ReachabilityModemManager   // RegistrationState
 import ReachabilityTesting   // runCommand, ipExecutable
 import XCTest
 
@@ -93,10 +96,29 @@ final class ExporterTests: NamespaceTestCase {
         return false
     }
 
-    func startExporter(_ arguments: [String]) throws -> RunningProcess {
-        let running = try RunningProcess(try exporterBinary(), arguments)
+    /// The exporter, stopped when the test ends; `environment` is added to
+    /// the test's own (through env(1): DBUS_SYSTEM_BUS_ADDRESS for a private bus).
+    func startExporter(_ arguments: [String], environment: [String: String] = [:]) throws -> RunningProcess {
+        let binary = try exporterBinary()
+        let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let running = environment.isEmpty ? try RunningProcess(binary, arguments)
+            : try RunningProcess(URL(fileURLWithPath: "/usr/bin/env"), assignments + [binary.path] + arguments)
         addTeardownBlock { running.terminate() }
         return running
+    }
+
+    /// PrivateBus' programs (dbus-daemon, busctl, python3-dbusmock): a skip
+    /// when one is missing, a failure under REACH_REQUIRE_PROMETHEUS=1 (make
+    /// test-fleet) as under PrivateBus' own REACH_REQUIRE_DBUS and REACH_REQUIRE_NETNS.
+    func requirePrivateBus() throws {
+        do {
+            try PrivateBus.requirePrograms()
+        } catch let skip as XCTSkip {
+            guard ProcessInfo.processInfo.environment[Self.requirePrometheus] == "1" else { throw skip }
+            let reason = "\(skip.message ?? "the private bus cannot run"); \(Self.requirePrometheus)=1 requires it"
+            XCTFail(reason)
+            throw TestStopped(reason: reason)
+        }
     }
 
     /// The exporter as systemd starts a `Type=notify` service: `NOTIFY_SOCKET`
@@ -195,6 +217,7 @@ final class ExporterTests: NamespaceTestCase {
             ("listen: [127.0.0.1\n", "not valid YAML"),
             ("listen: 127.0.0.1:\(port)\nvalidation_interval: 5s\n", "validation_interval needs validation"),
             ("listen: 127.0.0.1:\(port)\nresolve_timeout: 0s\n", ":2: resolve_timeout: expected a duration such as 5s"),
+            ("listen: 127.0.0.1:\(port)\nmodemmanager: maybe\n", ":2: modemmanager: expected true or false, not 'maybe'"),
         ]
         for (index, (text, expected)) in cases.enumerated() {
             let path = directory.appendingPathComponent("bad-\(index).yml").path
@@ -463,41 +486,30 @@ final class ExporterTests: NamespaceTestCase {
         return (found, tool)
     }
 
-    /// `query` through Prometheus' HTTP API: each series' instance and value.
-    func query(_ port: Int, _ query: String) throws -> [String: String] {
+    /// `query` through Prometheus' HTTP API: each series' labels and value
+    /// (nil when Prometheus did not answer).
+    func results(_ port: Int, _ query: String) throws -> [(labels: [String: String], value: String?)]? {
         let answer = try get("http://127.0.0.1:\(port)/api/v1/query", data: ["query=\(query)"])
         guard answer.status == 200,
               let object = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any],
-              let data = object["data"] as? [String: Any], let results = data["result"] as? [[String: Any]] else { return [:] }
-        var values: [String: String] = [:]
-        for result in results {
-            let metric = result["metric"] as? [String: String] ?? [:]
-            let value = result["value"] as? [Any]
-            values[metric["instance"] ?? "?"] = value?.last as? String
+              let data = object["data"] as? [String: Any], let results = data["result"] as? [[String: Any]] else { return nil }
+        return results.map { result in
+            (result["metric"] as? [String: String] ?? [:], (result["value"] as? [Any])?.last as? String)
         }
+    }
+
+    /// `query` through Prometheus' HTTP API: each series' instance and value.
+    func query(_ port: Int, _ query: String) throws -> [String: String] {
+        var values: [String: String] = [:]
+        for (labels, value) in try results(port, query) ?? [] { values[labels["instance"] ?? "?"] = value }
         return values
     }
 
-    func testPrometheusSeesOneGatewayFlapWhileTheOtherStaysUp() throws {
-        try requireRoot()
-        let (prometheus, promtool) = try prometheusBinary()
-        let gw1 = try makeUplinkNamespace(), gw2 = try makeUplinkNamespace()
-        let port1 = try freePort(), port2 = try freePort(), webPort = try freePort()
-        _ = try startExporter(["--netns", gw1.name, "--target", "10.1.0.7", "--listen", "127.0.0.1:\(port1)"])
-        _ = try startExporter(["--netns", gw2.name, "--target", "10.1.0.7", "--listen", "127.0.0.1:\(port2)"])
-        for port in [port1, port2] {
-            XCTAssertTrue(try eventually("exporter on \(port) ready", timeout: 10) { try get("http://127.0.0.1:\(port)/-/ready").status == 200 })
-        }
-
-        // promtool lints a real scrape.
-        let scrape = FileManager.default.temporaryDirectory.appendingPathComponent("reach-scrape-\(getpid()).txt")
-        try get("http://127.0.0.1:\(port1)/metrics").body.write(to: scrape, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: scrape) }
-        let lint = try runCommand(URL(fileURLWithPath: "/bin/sh"), ["-c", "\(promtool) check metrics < \(scrape.path)"])
-        XCTAssertEqual(lint.status, 0, "promtool check metrics: \(lint.stdout) \(lint.stderr)")
-        print("promtool check metrics: exit \(lint.status) \(lint.stdout)\(lint.stderr)")
-
-        // Prometheus scraping both every second.
+    /// Prometheus scraping each exporter's port every second (evaluating every
+    /// second), each as the `instance` given; its web port. Stopped, and its
+    /// directory removed, when the test ends.
+    func startPrometheus(_ prometheus: String, scraping exporters: [(port: Int, instance: String)]) throws -> Int {
+        let webPort = try freePort()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reach-prometheus-\(getpid())-\(webPort)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
@@ -509,15 +521,43 @@ final class ExporterTests: NamespaceTestCase {
             scrape_configs:
               - job_name: reach
                 static_configs:
-                  - targets: ['127.0.0.1:\(port1)']
-                    labels: {instance: gw1}
-                  - targets: ['127.0.0.1:\(port2)']
-                    labels: {instance: gw2}
-            """.write(to: config, atomically: true, encoding: .utf8)
+
+            """.appending(exporters.map { exporter in
+                "      - targets: ['127.0.0.1:\(exporter.port)']\n        labels: {instance: \(exporter.instance)}\n"
+            }.joined()).write(to: config, atomically: true, encoding: .utf8)
         let server = try RunningProcess(URL(fileURLWithPath: prometheus), [
             "--config.file=\(config.path)", "--storage.tsdb.path=\(directory.appendingPathComponent("data").path)",
             "--web.listen-address=127.0.0.1:\(webPort)", "--log.level=warn"])
         addTeardownBlock { server.terminate() }
+        return webPort
+    }
+
+    /// `promtool check metrics` of a real scrape of the exporter on `port`.
+    func lint(_ promtool: String, port: Int) throws {
+        let scrape = FileManager.default.temporaryDirectory.appendingPathComponent("reach-scrape-\(getpid())-\(port).txt")
+        try get("http://127.0.0.1:\(port)/metrics").body.write(to: scrape, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: scrape) }
+        let lint = try runCommand(URL(fileURLWithPath: "/bin/sh"), ["-c", "\(promtool) check metrics < \(scrape.path)"])
+        XCTAssertEqual(lint.status, 0, "promtool check metrics: \(lint.stdout) \(lint.stderr)")
+        print("promtool check metrics: exit \(lint.status) \(lint.stdout)\(lint.stderr)")
+    }
+
+    func testPrometheusSeesOneGatewayFlapWhileTheOtherStaysUp() throws {
+        try requireRoot()
+        let (prometheus, promtool) = try prometheusBinary()
+        let gw1 = try makeUplinkNamespace(), gw2 = try makeUplinkNamespace()
+        let port1 = try freePort(), port2 = try freePort()
+        _ = try startExporter(["--netns", gw1.name, "--target", "10.1.0.7", "--listen", "127.0.0.1:\(port1)"])
+        _ = try startExporter(["--netns", gw2.name, "--target", "10.1.0.7", "--listen", "127.0.0.1:\(port2)"])
+        for port in [port1, port2] {
+            XCTAssertTrue(try eventually("exporter on \(port) ready", timeout: 10) { try get("http://127.0.0.1:\(port)/-/ready").status == 200 })
+        }
+
+        // promtool lints a real scrape.
+        try lint(promtool, port: port1)
+
+        // Prometheus scraping both every second.
+        let webPort = try startPrometheus(prometheus, scraping: [(port1, "gw1"), (port2, "gw2")])
         let reachable = "reach_target_reachable{job=\"reach\",target=\"10.1.0.7\"}"
         XCTAssertTrue(try eventually("Prometheus to see both gateways reachable", timeout: 30, interval: 250_000) {
             try query(webPort, reachable) == ["gw1": "1", "gw2": "1"]
@@ -542,6 +582,144 @@ final class ExporterTests: NamespaceTestCase {
         let changes = try query(webPort, "reach_target_changes_total")
         XCTAssertEqual(changes, ["gw1": "2", "gw2": "0"])
         print("prometheus: changes(\(reachable)[2m]) = \(history); min_over_time = \(lowest); reach_target_changes_total = \(changes)")
+    }
+
+    // MARK: - ModemManager
+
+    /// The states of a one-hot `family` at 1 in Prometheus (sorted), and how
+    /// many series the family has: exactly one at 1 of `total` when it is one-hot.
+    func oneHot(_ webPort: Int, _ family: String) throws -> (states: [String], series: Int) {
+        let states = try results(webPort, "\(family) == 1")?.map { $0.labels["state"] ?? "?" }.sorted() ?? []
+        let series = try results(webPort, "count(\(family))")?.first?.value.flatMap { Int($0) } ?? 0
+        return (states, series)
+    }
+
+    /// An exporter following ModemManager (a stand-in on a private bus, as
+    /// DBUS_SYSTEM_BUS_ADDRESS) scraped by a real Prometheus: the modem's
+    /// technology, generation and registration follow it LTE → UMTS → EDGE →
+    /// LTE and home → roaming, each one-hot with every state listed, and its
+    /// signal is served; its
+    /// interface (a veth called usb0, wired by its name) becomes WWAN for
+    /// the target behind it while the modem owns it; a modem that goes
+    /// leaves no series, and ModemManager that goes says unavailable.
+    func testPrometheusFollowsAModemFromLTEToEDGEAndRoaming() throws {
+        try requireRoot()
+        let (prometheus, promtool) = try prometheusBinary()
+        try requirePrivateBus()
+        let bus = try PrivateBus()
+        try bus.startServiceAndWait()
+        let ns = try makeNamespace()
+        ns.addVethPair("usb0", peer: "vb", address: "10.1.0.1/24")
+        let port = try freePort()
+        let exporter = try startExporter(["--netns", ns.name, "--target", "10.1.0.7", "--listen", "127.0.0.1:\(port)"],
+                                         environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        XCTAssertTrue(try eventually("exporter ready", timeout: 10) { try get("http://127.0.0.1:\(port)/-/ready").status == 200 })
+        let webPort = try startPrometheus(prometheus, scraping: [(port, "gw1")])
+        let status = "reach_target_status{target=\"10.1.0.7\"} == 1"
+        func statuses() throws -> [String] { try results(webPort, status)?.compactMap { $0.labels["status"] } ?? [] }
+        XCTAssertTrue(try eventually("Prometheus to see ModemManager available and no modem, usb0 wired", timeout: 30, interval: 250_000) {
+            try oneHot(webPort, "reach_modemmanager_availability").states == ["available"]
+                && statuses() == ["reachable.wired"]
+        })
+        XCTAssertEqual(try results(webPort, "reach_modem_generation")?.count, 0, "a modem series before any modem")
+
+        // A modem owning usb0: LTE, at home, 72 %.
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "SignalQuality", "(ub)", "72 true", "Ports", "a(su)", "1 usb0 2"],
+                         modem3gpp: ["RegistrationState", "u", "1"])
+        // Every name, and none.
+        let (technologies, generations, registrations) = (RadioTechnology.allCases.count + 1, RadioGeneration.allCases.count + 1,
+                                                          RegistrationState.allCases.count + 1)
+        func expect(_ technology: String, _ generation: String, _ registration: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            var seen: [String] = []
+            let followed = try eventually("Prometheus to see \(technology) (\(generation)), \(registration)", timeout: 15, interval: 250_000,
+                                          file: file, line: line) {
+                let now = [try oneHot(webPort, "reach_modem_access_technology{modem=\"0\",interface=\"usb0\"}"),
+                           try oneHot(webPort, "reach_modem_generation{modem=\"0\",interface=\"usb0\"}"),
+                           try oneHot(webPort, "reach_modem_registration{modem=\"0\",interface=\"usb0\"}")]
+                seen = now.map { "\($0.states) of \($0.series)" }
+                return now.map(\.states) == [[technology], [generation], [registration]]
+                    && now.map(\.series) == [technologies, generations, registrations]
+            }
+            XCTAssertTrue(followed, "last seen: \(seen)", file: file, line: line)
+        }
+        try expect("lte", "4G", "home")
+        XCTAssertEqual(try query(webPort, "reach_modem_signal_quality_percent{modem=\"0\"}"), ["gw1": "72"])
+        XCTAssertTrue(try eventually("usb0 WWAN for the target behind it", timeout: 15, interval: 250_000) {
+            try statuses() == ["reachable.wwan"]
+        })
+
+        // The fall back, one technology after the other, and back to LTE.
+        for (bits, technology, generation) in [("32", "umts", "3G"), ("16", "edge", "2G"), ("16384", "lte", "4G")] {
+            try bus.setModem(0, ["AccessTechnologies", "u", bits])
+            try expect(technology, generation, "home")
+        }
+        try bus.setModem(0, ["RegistrationState", "u", "5"],
+                         interface: "org.freedesktop.ModemManager1.Modem.Modem3gpp")
+        try expect("lte", "4G", "roaming")
+        try lint(promtool, port: port)
+
+        // The history, as an alert rule sees it: 4G left and came back, 2G and 3G were seen once.
+        let history = try query(webPort, "changes(reach_modem_generation{state=\"4G\"}[5m])")
+        XCTAssertEqual(history, ["gw1": "2"])
+        let fellBack = try results(webPort, "max_over_time(reach_modem_generation{state=~\"2G|3G\"}[5m]) == 1")?
+            .compactMap { $0.labels["state"] }.sorted()
+        XCTAssertEqual(fellBack, ["2G", "3G"])
+
+        // The modem goes: its series go too (stale in Prometheus), usb0 is wired again.
+        try bus.mock("RemoveModem", "u", ["0"])
+        XCTAssertTrue(try eventually("the modem's series gone and usb0 wired", timeout: 15, interval: 250_000) {
+            try results(webPort, "{__name__=~\"reach_modem_.*\"}")?.count == 0 && statuses() == ["reachable.wired"]
+        })
+        XCTAssertEqual(try oneHot(webPort, "reach_modemmanager_availability").states, ["available"])
+
+        // ModemManager goes.
+        bus.stopService()
+        XCTAssertTrue(try eventually("ModemManager unavailable", timeout: 15, interval: 250_000) {
+            try oneHot(webPort, "reach_modemmanager_availability") == (["unavailable"], 4)
+        })
+        let logged = exporter.stderr.split(separator: "\n").filter { $0.contains("ModemManager") }
+        XCTAssertEqual(logged.count, 2, "one line per change of availability: \(logged)")
+        print("prometheus: changes(4G)[5m] = \(history); 2G/3G seen \(fellBack ?? []); exporter logged \(logged)")
+    }
+
+    /// A bus on which nobody owns ModemManager's name: the exporter is ready
+    /// as ever, says unavailable in one log line and in
+    /// reach_modemmanager_availability, and serves no modem series. With
+    /// `modemmanager: false` it does not follow it at all (stopped, no line).
+    func testWithoutModemManagerTheExporterSaysUnavailableOnceAndServesNoModem() throws {
+        try requirePrivateBus()
+        let bus = try PrivateBus()
+        let port = try freePort()
+        let following = try startExporter(["--target", "127.0.0.1", "--listen", "127.0.0.1:\(port)"],
+                                         environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        XCTAssertTrue(try eventually("exporter ready", timeout: 10) { try get("http://127.0.0.1:\(port)/-/ready").status == 200 })
+        func availability(_ port: Int) throws -> [Substring] {
+            try get("http://127.0.0.1:\(port)/metrics").body.split(separator: "\n")
+                .filter { $0.hasPrefix("reach_modemmanager_availability{") && $0.hasSuffix(" 1.0") }
+        }
+        XCTAssertTrue(try eventually("unavailable in a scrape, and in the log", timeout: 10) {
+            try availability(port) == ["reach_modemmanager_availability{state=\"unavailable\"} 1.0"]
+                && following.stderr.contains("ModemManager unavailable (ModemManager is not running)")
+        })
+        let body = try get("http://127.0.0.1:\(port)/metrics").body
+        XCTAssertFalse(body.contains("reach_modem_"), body)
+        XCTAssertTrue(body.contains("reach_modemmanager_dropped_properties_total 0\n"), body)
+        XCTAssertTrue(body.contains("reach_target_reachable{target=\"127.0.0.1\"} 1.0\n"), body)
+        XCTAssertEqual(following.stderr.split(separator: "\n").filter { $0.contains("ModemManager") }.count, 1, following.stderr)
+
+        // modemmanager: false.
+        let off = try freePort()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-exporter-nomm-\(getpid())-\(off).yml").path
+        try "listen: 127.0.0.1:\(off)\ntargets: [127.0.0.1]\nmodemmanager: false\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        let checked = try exporter(["--config", path, "--check-config"])
+        XCTAssertEqual(checked.status, 0, checked.stderr)
+        XCTAssertTrue(checked.stdoutLines.contains("modemmanager false"), checked.stdout)
+        let quiet = try startExporter(["--config", path], environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        XCTAssertTrue(try eventually("exporter ready", timeout: 10) { try get("http://127.0.0.1:\(off)/-/ready").status == 200 })
+        XCTAssertEqual(try availability(off), ["reach_modemmanager_availability{state=\"stopped\"} 1.0"])
+        quiet.terminate()
+        XCTAssertFalse(quiet.stderr.contains("ModemManager"), quiet.stderr)
     }
 }
 

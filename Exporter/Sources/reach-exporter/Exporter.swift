@@ -1,5 +1,7 @@
+import Logging
 import NIOCore
 import Reachability
+import ReachabilityModemManager
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,11 +10,20 @@ import Glibc
 
 /// The monitor and the uplink trackers, feeding `ExporterMetrics`; ready once
 /// every target has its first answer and every uplink its initial state.
+/// ModemManager's modems (unless the configuration says `modemmanager:
+/// false`) feed the process's radio source, so that the monitor and the
+/// trackers classify WWAN links and their technology from the modems, and
+/// their own series; readiness never waits for them.
 final class Exporter: Sendable {
     let configuration: ExporterConfiguration
     let metrics: ExporterMetrics
     let monitor: ReachabilityMonitor
     let trackers: [UplinkTracker]
+    /// ModemManager's modems, followed from `start()` when the configuration asks for them.
+    let radio: ModemManagerRadio
+    private let logger: Logger
+    /// The radio's observer, while it is registered; and the availability last logged.
+    private let radioFollowing = Mutex<(observer: UInt64?, logged: ModemManagerAvailability)>((nil, .stopped))
 
     private struct Readiness {
         var waitingTargets: Set<Target>
@@ -38,9 +49,12 @@ final class Exporter: Sendable {
 
     /// Makes the monitor and trackers (nothing runs yet): a namespace that
     /// cannot be opened or a bad tracker configuration fails here.
-    init(configuration: ExporterConfiguration, version: String,
+    init(configuration: ExporterConfiguration, version: String, radio: ModemManagerRadio = .shared,
+         logger: Logger = Logger(label: "reach-exporter"),
          blocksEventThread: Bool = false, blocksTrackerThread: Bool = false) throws(ReachabilityError) {
         self.configuration = configuration
+        self.radio = radio
+        self.logger = logger
         self.blocksEventThread = blocksEventThread
         self.blocksTrackerThread = blocksTrackerThread
         lastRounds = Mutex(Array(repeating: 0, count: configuration.uplinks.count))
@@ -95,10 +109,44 @@ final class Exporter: Sendable {
                 if event.isInitial { arrived { $0.waitingUplinks.remove(event.interface) } }
             }
         }
+        if configuration.modemManager { try followModemManager() }
         try monitor.start()
         let now = monotonicNanoseconds()
         lastRounds.withLock { $0 = $0.map { _ in now } }
         for tracker in trackers { try tracker.start() }
+    }
+
+    /// Follows ModemManager into the process's radio source (the monitor's
+    /// and the trackers'), its modems into `metrics` after every change
+    /// (on the radio's thread: no polling). Its thread connects in the
+    /// background: no bus or no service delays nothing, and is logged once
+    /// per change of availability, not at every retry.
+    private func followModemManager() throws(ReachabilityError) {
+        let id = radio.addObserver { [self] in recordModems() }
+        radioFollowing.withLock { $0.observer = id }
+        try radio.follow(into: .processDefault)
+        recordModems()   // starting: the thread has not answered yet
+    }
+
+    /// Records the radio's modems; serialised, so that the last record
+    /// read the latest state (the start's and the radio thread's may cross).
+    private func recordModems() {
+        let (availability, count, changed) = radioFollowing.withLock { following in
+            let availability = radio.availability
+            let modems = radio.modems.map { (modem: $0, interfaces: radio.interfaces(of: $0)) }
+            metrics.record(modemManager: availability, modems: modems)
+            defer { following.logged = availability }
+            return (availability, modems.count, following.logged != availability)
+        }
+        guard changed else { return }
+        switch availability {
+        case .available:
+            logger.notice("ModemManager available: \(count) modem\(count == 1 ? "" : "s")")
+        case let .unavailable(reason):
+            logger.notice("ModemManager unavailable (\(reason)): no modem series until it is")
+        case .starting, .stopped:
+            break
+        }
     }
 
     /// The first running uplink tracker that has finished no round for longer
@@ -125,6 +173,10 @@ final class Exporter: Sendable {
 
     func stop() {
         stopping.store(true, ordering: .releasing)
+        if let id = radioFollowing.withLock({ following in defer { following.observer = nil }; return following.observer }) {
+            radio.removeObserver(id)
+            radio.stop()
+        }
         for tracker in trackers { tracker.stop() }
         monitor.stop()
     }
@@ -132,6 +184,7 @@ final class Exporter: Sendable {
     /// The text exposition, with the monitor's counters brought up to date.
     func scrape() -> (state: ByteBuffer, counters: ByteBuffer) {
         metrics.record(monitor.counters)
+        if configuration.modemManager { metrics.record(modemManagerDropped: radio.counters.dropped) }
         return metrics.render()
     }
 

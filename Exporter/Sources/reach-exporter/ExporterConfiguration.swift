@@ -16,9 +16,13 @@ struct ExporterConfiguration {
     /// `resolveTimeout`, 5 s unless given).
     var resolveTimeout: Duration?
     var uplinks: [UplinkTracker.Configuration] = []
+    /// Whether ModemManager's modems are followed (`modemmanager`, true
+    /// unless the file says false): their technology and interfaces feed the
+    /// classification, and they have series of their own.
+    var modemManager = true
 
     /// The keys of the file, for the message about one that is not.
-    static let keys = ["listen", "targets", "netns", "validation", "validation_interval", "resolve_timeout", "uplinks"]
+    static let keys = ["listen", "targets", "netns", "validation", "validation_interval", "resolve_timeout", "uplinks", "modemmanager"]
     static let uplinkKeys = ["interface", "hosts", "method", "interval", "timeout", "failure_interval",
                              "recovery_interval", "down", "up", "reliability", "count", "initial_state"]
 
@@ -118,6 +122,9 @@ extension ExporterConfiguration {
         }
         if let node = top["resolve_timeout"] {
             configuration.resolveTimeout = try reader.duration(node, "resolve_timeout")
+        }
+        if let node = top["modemmanager"] {
+            configuration.modemManager = try reader.bool(node, "modemmanager")
         }
         if let node = top["uplinks"] {
             for (index, item) in try reader.sequence(node, "uplinks").enumerated() {
@@ -238,6 +245,15 @@ struct NodeReader {
         let text = try string(node, path)
         guard let value = Int(text) else { throw error(node, "\(path): expected a whole number, not '\(text)'") }
         return value
+    }
+
+    func bool(_ node: Node, _ path: String) throws(ConfigurationError) -> Bool {
+        let text = try string(node, path)
+        switch text {
+        case "true": return true
+        case "false": return false
+        default: throw error(node, "\(path): expected true or false, not '\(text)'")
+        }
     }
 
     /// `5s`, `500ms`, `2m`, `1h`, or a number of seconds.

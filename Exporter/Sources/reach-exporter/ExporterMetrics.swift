@@ -1,6 +1,7 @@
 import NIOCore
 import Prometheus
 import Reachability
+import ReachabilityModemManager
 import Synchronization
 
 #if canImport(Glibc)
@@ -18,8 +19,14 @@ import Glibc
 /// after an update (`generation`); the monitor's counters, which move with
 /// every notification, have a registry of their own rendered at each scrape.
 ///
+/// The modems ModemManager publishes come and go: each one's series are made
+/// when it appears and unregistered when it goes (`record(modemManager:modems:)`),
+/// so a modem that went away leaves no stale series behind.
+///
 /// The one-hot families (`reach_target_status`, `reach_target_accessibility`,
-/// `reach_uplink_state`) are one gauge per value, set one after the other: an
+/// `reach_uplink_state`, `reach_modemmanager_availability` and the modems'
+/// `reach_modem_access_technology`, `reach_modem_generation`,
+/// `reach_modem_registration`) are one gauge per value, set one after the other: an
 /// update and a rendering of `registry` exclude each other (`state`), so that
 /// every scrape has exactly one value of each at 1, never the old and the new
 /// one, nor none. Updates wait for a rendering in progress (6.5 ms at 1,000
@@ -40,6 +47,16 @@ final class ExporterMetrics: Sendable {
     /// `unknown`), set until a target's first answer; `noNetwork` is the
     /// library's `Accessibility.noNetwork` (no usable network at all).
     static let accessibilities = ["unknown", "accessible", "captive", "noNetwork"] + RestrictionReason.allCases.map { "restricted.\($0.rawValue)" }
+    /// ModemManager's availability (`ModemManagerAvailability`, without the reason).
+    static let modemManagerAvailabilities = ["stopped", "starting", "available", "unavailable"]
+    /// A modem's technology (`RadioTechnology`'s names, as `reach modems` prints them);
+    /// `none` while ModemManager gives none.
+    static let modemTechnologies = RadioTechnology.allCases.map(\.rawValue) + ["none"]
+    /// Its technology's generation, as `reach modems` prints it (`4G`); `none` as above.
+    static let modemGenerations = RadioGeneration.allCases.map { "\($0.rawValue)G" } + ["none"]
+    /// Its 3GPP registration (`RegistrationState`'s names, as mmcli's); `none`
+    /// for a modem without the 3GPP interface.
+    static let modemRegistrations = RegistrationState.allCases.map(\.name) + ["none"]
     /// Probe RTT buckets (seconds): a LAN gateway to a satellite link.
     static let rttBuckets: [Duration] = [.milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
                                          .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
@@ -62,8 +79,29 @@ final class ExporterMetrics: Sendable {
         let failure: Counter
     }
 
+    /// One modem's series, under its labels: `modem` (the last component of
+    /// its object path) and `interface` (the network interfaces it owns, joined by commas).
+    private struct ModemSeries {
+        let modem: String
+        let interface: String
+        let technology: [String: Gauge]
+        let generation: [String: Gauge]
+        let registration: [String: Gauge]
+        let signalQuality: Gauge
+
+        var gauges: [Gauge] {
+            Array(technology.values) + Array(generation.values) + Array(registration.values) + [signalQuality]
+        }
+    }
+
     private let targets: [Target: TargetSeries]
     private let uplinks: [String: UplinkSeries]
+    private let modemManagerAvailability: [String: Gauge]
+    /// The modems' series by object path; changed only inside `update`.
+    private let modems = Mutex<[String: ModemSeries]>([:])
+    private let modemManagerDropped: Counter
+    /// ModemManager's dropped properties at the last scrape.
+    private let lastModemManagerDropped = Mutex<UInt64>(0)
     private let monitorEvents: Counter
     private let monitorOverflows: Counter
     private let monitorDroppedForeign: Counter
@@ -120,6 +158,11 @@ final class ExporterMetrics: Sendable {
             )
         }
         self.uplinks = byUplink
+        modemManagerAvailability = Self.oneHot(Self.modemManagerAvailabilities, in: registry, "reach_modemmanager_availability", [],
+                                               "1 for ModemManager's current availability (as `reach modems` says it), 0 for the others.")
+        modemManagerAvailability["stopped"]?.set(to: 1)
+        modemManagerDropped = monitorCounter("reach_modemmanager_dropped_properties_total",
+                                             "Property values ModemManager sent that were dropped (a wrong D-Bus type, an unknown technology bit or state).")
         monitorEvents = monitorCounter("reach_monitor_events_total", "Netlink notifications the monitor read.")
         monitorOverflows = monitorCounter("reach_monitor_overflows_total", "Times the monitor's socket overflowed (ENOBUFS) and everything was evaluated again.")
         monitorDroppedForeign = monitorCounter("reach_monitor_dropped_foreign_total", "Datagrams dropped because they did not come from the kernel.")
@@ -128,6 +171,19 @@ final class ExporterMetrics: Sendable {
 
     static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
+    /// A one-hot family: a gauge for each of `states` (label `state`), all at 0.
+    private static func oneHot(_ states: [String], in registry: PrometheusCollectorRegistry, _ name: String,
+                               _ labels: [(String, String)], _ help: String) -> [String: Gauge] {
+        Dictionary(uniqueKeysWithValues: states.map { state in
+            (state, registry.makeGauge(descriptor: descriptor(name, help), labels: labels + [("state", state)]))
+        })
+    }
+
+    /// Sets a one-hot family: `current` at 1, every other state at 0.
+    private static func set(_ family: [String: Gauge], to current: String) {
+        for (state, gauge) in family { gauge.set(to: state == current ? 1 : 0) }
     }
 
     /// A target's answer (initial or changed).
@@ -167,6 +223,70 @@ final class ExporterMetrics: Sendable {
                     series.failure.increment()
                 }
             }
+        }
+    }
+
+    /// ModemManager's availability and its modems (each with the network
+    /// interfaces it owns), as the radio's observer reads them after a
+    /// change: a modem seen for the first time gets its series, a modem
+    /// whose interfaces changed gets them under its new labels, and a modem
+    /// no longer published (or every modem, when ModemManager is not
+    /// available) loses them.
+    func record(modemManager availability: ModemManagerAvailability, modems published: [(modem: Modem, interfaces: [String])]) {
+        let registry = self.registry
+        let readings = published.map { modem, interfaces in
+            let technology = modem.radioTechnology
+            return (path: modem.path, modem: modem.path.split(separator: "/").last.map(String.init) ?? modem.path,
+                    interface: interfaces.joined(separator: ","), technology: technology?.rawValue ?? "none",
+                    generation: technology.map { "\($0.generation.rawValue)G" } ?? "none",
+                    registration: modem.registration?.name ?? "none", signalQuality: modem.signalQuality.map(Double.init) ?? .nan)
+        }
+        let availability = availability.stateName
+        update {
+            Self.set(modemManagerAvailability, to: availability)
+            modems.withLock { series in
+                var gone = series
+                for reading in readings {
+                    var current = gone.removeValue(forKey: reading.path)
+                    if let old = current, old.modem != reading.modem || old.interface != reading.interface {
+                        for gauge in old.gauges { registry.unregisterGauge(gauge) }
+                        current = nil
+                    }
+                    let modemSeries = current ?? Self.modemSeries(modem: reading.modem, interface: reading.interface, in: registry)
+                    Self.set(modemSeries.technology, to: reading.technology)
+                    Self.set(modemSeries.generation, to: reading.generation)
+                    Self.set(modemSeries.registration, to: reading.registration)
+                    modemSeries.signalQuality.set(reading.signalQuality)
+                    series[reading.path] = modemSeries
+                }
+                for (path, old) in gone {
+                    for gauge in old.gauges { registry.unregisterGauge(gauge) }
+                    series[path] = nil
+                }
+            }
+        }
+    }
+
+    private static func modemSeries(modem: String, interface: String, in registry: PrometheusCollectorRegistry) -> ModemSeries {
+        let labels = [("modem", modem), ("interface", interface)]
+        return ModemSeries(
+            modem: modem, interface: interface,
+            technology: oneHot(modemTechnologies, in: registry, "reach_modem_access_technology", labels,
+                               "1 for the modem's current radio technology (the highest of its access technologies), 0 for the others."),
+            generation: oneHot(modemGenerations, in: registry, "reach_modem_generation", labels,
+                               "1 for the generation of the modem's current radio technology, 0 for the others."),
+            registration: oneHot(modemRegistrations, in: registry, "reach_modem_registration", labels,
+                                 "1 for the modem's current 3GPP registration, 0 for the others."),
+            signalQuality: registry.makeGauge(descriptor: descriptor("reach_modem_signal_quality_percent",
+                                                                     "The modem's signal quality (0-100) as ModemManager last read it; NaN before."),
+                                              labels: labels))
+    }
+
+    /// ModemManager's dropped properties, brought up to date (at each scrape).
+    func record(modemManagerDropped dropped: UInt64) {
+        lastModemManagerDropped.withLock { last in
+            modemManagerDropped.increment(by: Int64(clamping: dropped &- last))
+            last = dropped
         }
     }
 
@@ -214,5 +334,17 @@ final class ExporterMetrics: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
+extension ModemManagerAvailability {
+    /// The `state` label of `reach_modemmanager_availability`.
+    var stateName: String {
+        switch self {
+        case .stopped: return "stopped"
+        case .starting: return "starting"
+        case .available: return "available"
+        case .unavailable: return "unavailable"
+        }
     }
 }

@@ -72,6 +72,7 @@ struct ReachExporter: AsyncParsableCommand {
             print("targets \(configuration.targets.map(\.description).joined(separator: " "))")
             if let validation = configuration.validation { print("validation \(validation)") }
             if let resolveTimeout = configuration.resolveTimeout { print("resolve_timeout \(resolveTimeout)") }
+            if !configuration.modemManager { print("modemmanager false") }
             for uplink in configuration.uplinks {
                 print("uplink \(uplink.interface) hosts \(uplink.hosts.map(\.description).joined(separator: " ")) "
                       + "method \(uplink.method) interval \(uplink.interval)")
@@ -110,7 +111,7 @@ struct ReachExporter: AsyncParsableCommand {
     static func run(_ configuration: ExporterConfiguration) async throws {
         var logger = Logger(label: "reach-exporter")
         logger.logLevel = .notice
-        let exporter = try Exporter(configuration: configuration, version: version,
+        let exporter = try Exporter(configuration: configuration, version: version, logger: logger,
                                     blocksEventThread: getenv("REACH_EXPORTER_TEST_BLOCK_EVENT_THREAD") != nil,
                                     blocksTrackerThread: getenv("REACH_EXPORTER_TEST_BLOCK_TRACKER") != nil)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
