@@ -178,6 +178,15 @@ struct JSONObject {
         }
     }
 
+    /// An object written by `write` in place, or null without one.
+    mutating func field(_ name: StaticString, object write: ((inout JSONObject) -> Void)?) {
+        guard let write else { return field(name, nil as String?) }
+        key(name)
+        var nested = JSONObject(into: take(), reserving: 0)
+        write(&nested)
+        text = nested.closed()
+    }
+
     private mutating func array<Items: Sequence>(_ name: StaticString, _ items: Items,
                                                  _ write: (Items.Element, inout JSONObject) -> Void) {
         key(name)

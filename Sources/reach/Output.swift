@@ -1,4 +1,5 @@
 import Reachability
+import ReachabilityModemManager
 
 // How evaluations are shown: one JSON object per target (README, "JSON
 // output"), or one human line per target and per address.
@@ -40,6 +41,60 @@ func writeFields(of answer: AddressEvaluation?, to object: inout JSONObject,
     object.field("route", route?.verdict.rawValue ?? "unresolved")
     object.field("table", route.flatMap { $0.errno == nil || $0.verdict == .throw ? $0.table : nil })
     object.field("error", error ?? route?.errno?.description)
+    object.field("radio", object: PathRadio(of: answer).map { radio in { radio.writeJSON(to: &$0) } })
+}
+
+/// Where `reach` reads radio facts for its output: the radio source its
+/// evaluator uses, and ModemManager when `--radio modemmanager` follows it.
+/// Set once, before the first answer.
+enum OutputRadio {
+    nonisolated(unsafe) static var source = RadioSource.processDefault
+    nonisolated(unsafe) static var modemManager: ModemManagerRadio?
+}
+
+/// The radio of a WWAN path: the technology behind its link and whose word
+/// it is, and the registration, operator and signal of the modem that owns
+/// the link (ModemManager's). Nil for a path that is not WWAN, or a WWAN
+/// link of which nothing is known.
+struct PathRadio {
+    var technology: RadioTechnology?
+    var origin: RadioSource.Origin?
+    var modem: Modem?
+
+    init?(of answer: AddressEvaluation?) {
+        guard let answer, answer.interfaceKind == .wwan, let name = answer.link?.name else { return nil }
+        technology = OutputRadio.source.technology(for: name)
+        origin = OutputRadio.source.origin(for: name)
+        modem = OutputRadio.modemManager.flatMap { radio in radio.modems.first { radio.interfaces(of: $0).contains(name) } }
+        guard technology != nil || modem != nil else { return nil }
+    }
+
+    var originName: String? {
+        switch origin {
+        case .application?: return "application"
+        case let .modem(provider)?: return provider
+        case nil: return nil
+        }
+    }
+
+    func writeJSON(to object: inout JSONObject) {
+        object.field("technology", technology?.rawValue)
+        object.field("generation", technology.map { "\($0.generation.rawValue)G" })
+        object.field("origin", originName)
+        object.field("modem", modem?.path)
+        object.field("registration", modem?.registration?.name)
+        object.field("roaming", modem?.registration?.isRoaming)
+        object.field("operatorName", modem?.operatorName)
+        object.field("operatorCode", modem?.operatorCode)
+        object.field("signalQuality", modem?.signalQuality)
+    }
+
+    /// `radio lte (4G) roaming`
+    var humanText: String {
+        var parts = ["radio", technology.map { "\($0.rawValue) (\($0.generation.rawValue)G)" } ?? "no technology"]
+        if let registration = modem?.registration { parts.append(registration.name) }
+        return parts.joinedText(separator: " ")
+    }
 }
 
 extension AddressEvaluation {
@@ -56,6 +111,7 @@ extension AddressEvaluation {
         if let errno = route.errno { parts.append("(\(errno))") }
         if route.errno == nil || route.verdict == .throw { parts.append("table \(route.table)") }
         if accessibility != .accessible && accessibility != .noNetwork { parts.append(accessibility.description) }
+        if let radio = PathRadio(of: self) { parts.append(radio.humanText) }
         return parts.joinedText(separator: "  ")
     }
 }

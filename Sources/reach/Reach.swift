@@ -180,11 +180,13 @@ struct PolicyArguments: ParsableArguments {
             technologies[name] = technology
         }
         let source = RadioSource(technologies)
+        OutputRadio.source = source
         if followsModemManager {
             // The first answer reads ModemManager's facts (or knows they are
             // unavailable: then the answers have none, as without the option).
             try ModemManagerRadio.shared.follow(into: source)
             _ = ModemManagerRadio.shared.waitForFirstAnswer(timeout: .seconds(5))
+            OutputRadio.modemManager = .shared
         }
         return source
     }

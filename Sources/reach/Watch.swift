@@ -179,7 +179,11 @@ extension ReachabilityChange {
     /// change of what the line does not show.
     var humanLines: [String] {
         let lines = evaluation.humanLines
-        if !isInitial, let previous, previous.humanLines == lines { return [] }
+        // A WWAN line's radio is read as it is printed, so the previous
+        // answer's lines show today's technology too: a change of the mask
+        // (4G → 3G) is a line even when the texts read the same.
+        if !isInitial, let previous, previous.humanLines == lines,
+           previous.addresses.map(\.mask) == evaluation.addresses.map(\.mask) { return [] }
         return ["\(time)  \(isInitial ? "initial" : "changed")  \(lines.first ?? "")"] + lines.dropFirst()
     }
 }
