@@ -28,6 +28,9 @@ let package = Package(
     ],
     targets: [
         .executableTarget(name: "embed-watch", dependencies: [.product(name: "ReachabilityCore", package: root)]),
+        // embed-watch with ModemManager's facts (measure.sh, WITH_MODEMS=1).
+        .executableTarget(name: "embed-watch-modems", dependencies: [.product(name: "ReachabilityCore", package: root),
+                                                                     .product(name: "ReachabilityModemManager", package: root)]),
         .executableTarget(name: "describe", dependencies: [.product(name: "ReachabilityCore", package: root)]),
         .executableTarget(name: "hello"),
         .executableTarget(name: "hello-collections"),

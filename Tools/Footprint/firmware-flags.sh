@@ -14,6 +14,9 @@
 # --minimal adds firmware-minimal.flags: no reflection metadata, and runtime
 # records only for what the program uses (smaller; read that file for the price).
 #
+# --modem-facts leaves out REACH_NO_MODEM_FACTS, for a firmware program that
+# uses the ReachabilityModemManager product (whose facts need the layer).
+#
 # When firmware.order is beside it (a symbol ordering file: the functions the
 # library runs to its first answer and on link, address and route changes, and
 # the runtime's and standard library's that it calls; order.sh writes it), it
@@ -40,7 +43,9 @@ case "${1:-}" in
     "") grep -v '^#' "$here/firmware.flags" ;;
     --foundation) grep -v '^#' "$here/firmware.flags" | grep -v -e '-enable-llvm-wme' -e '-enable-llvm-vfe' -e 'REACH_NO_MODEM_FACTS' ;;
     --minimal) cat "$here/firmware.flags" "$here/firmware-minimal.flags" | grep -v "^#" ;;
-    *) echo "usage: $0 [--foundation | --minimal]" >&2; exit 2 ;;
+    # A firmware program with the ReachabilityModemManager product: the modem layer kept.
+    --modem-facts) grep -v '^#' "$here/firmware.flags" | grep -v -e 'REACH_NO_MODEM_FACTS' ;;
+    *) echo "usage: $0 [--foundation | --minimal | --modem-facts]" >&2; exit 2 ;;
 esac
 echo "-Xlinker -T -Xlinker $here/no-unwind-tables.ld"
 if [ -f "$here/firmware.order" ]; then

@@ -34,6 +34,14 @@ for program in "${minimal_programs[@]}"; do
     build "${MINIMAL_FLAGS[@]}" --product "$program"
     strip -o "$out/$program.minimal" "$("$SWIFT" build "${MINIMAL_FLAGS[@]}" --show-bin-path)/$program"
 done
+if [ -n "${WITH_MODEMS:-}" ]; then   # the firmware article: a program with ReachabilityModemManager
+    mapfile -t MODEM_FLAGS < <(flags_of --modem-facts)
+    MODEM_FLAGS=(-c release "${MODEM_FLAGS[@]}" --scratch-path .build-modems)
+    for program in embed-watch embed-watch-modems hello; do
+        build "${MODEM_FLAGS[@]}" --product "$program"
+        strip -o "$out/$program.modems" "$("$SWIFT" build "${MODEM_FLAGS[@]}" --show-bin-path)/$program"
+    done
+fi
 if [ -n "${WITH_PARSER:-}" ]; then   # make bench-startup: the hello world that parses as reach does
     mapfile -t PARSER_FLAGS < <(flags_of --foundation)
     PARSER_FLAGS=(-c release "${PARSER_FLAGS[@]}" --scratch-path .build-parser)
@@ -90,6 +98,15 @@ printf '%-34s %12d %12d %9d KiB\n' "RSS while waiting (kB, median)" "$hello_rss"
 printf '%-34s %12d %12d %9d KiB\n' "  of which anonymous (kB, median)" "$hello_anon" "$embed_anon" "$(( embed_anon - hello_anon ))"
 printf '%-34s %12d %12d %9d KiB\n' "  hello-collections instead (kB)" "$collections_rss" "$embed_rss" "$(( embed_rss - collections_rss ))"
 printf '%-34s %12d %12d %12d\n' "threads while waiting" "$hello_threads" "$embed_threads" "$(( embed_threads - hello_threads ))"
+if [ -n "${WITH_MODEMS:-}" ]; then
+    modem_hello=$(size_of "$out/hello.modems"); modem_plain=$(size_of "$out/embed-watch.modems")
+    modem_embed=$(size_of "$out/embed-watch-modems.modems")
+    printf '%-34s %12d %12d %9d KiB\n' "with the modem layer (--modem-facts)" "$modem_hello" "$modem_plain" \
+        "$(( (modem_plain - modem_hello + 1023) / 1024 ))"
+    printf '%-34s %12d %12d %9d KiB (%d KiB over embed-watch; libsystemd.so.0 shared)\n' "  embed-watch-modems (bytes)" \
+        "$modem_hello" "$modem_embed" "$(( (modem_embed - modem_hello + 1023) / 1024 ))" \
+        "$(( (modem_embed - embed_size + 1023) / 1024 ))"
+fi
 echo
 echo "symbols only in embed-watch, by module (unstripped build):"
 python3 bymodule.py "$bin/embed-watch" "$bin/hello"

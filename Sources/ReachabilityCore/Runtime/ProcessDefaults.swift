@@ -110,12 +110,12 @@ public final class RadioSource: Sendable {
         #endif
         /// Running monitors that use this source: told of every change.
         var observers = Observers<@Sendable () -> Void>()
+        /// Changes so far, counted before any observer is told: a monitor
+        /// whose answers are of an older count is stale at once, however the
+        /// observers' calls and deliveries interleave.
+        var changes: UInt64 = 0
     }
     private let state: Locked<State>
-    /// Changes so far, counted under the lock before any observer is told: a
-    /// monitor whose answers are of an older count is stale at once, however
-    /// the observers' calls and deliveries interleave.
-    private let changes = Atomic<UInt64>(0)
     #if !REACH_NO_MODEM_FACTS
     /// Whether `state.modem` holds any interface: read without the lock by
     /// every kind lookup of an evaluation (`isModemInterface`), which then
@@ -208,7 +208,7 @@ public final class RadioSource: Sendable {
         let observers = state.withLock { state -> [@Sendable () -> Void] in
             guard state.technologies[interface] != technology else { return [] }
             state.technologies[interface] = technology
-            changes.add(1, ordering: .releasing)
+            state.changes &+= 1
             return state.observers.entries.map(\.entry)
         }
         for observer in observers { observer() }
@@ -226,7 +226,7 @@ public final class RadioSource: Sendable {
     }
 
     /// How many changes there were (for a monitor: whether its answers are of the latest).
-    package var changeCount: UInt64 { changes.load(ordering: .acquiring) }
+    package var changeCount: UInt64 { state.withLock { $0.changes } }
 
     /// Calls `observer` (outside the lock) after every change; for monitors
     /// and the compat modules.
@@ -283,7 +283,7 @@ extension RadioSource {
         let observers = state.withLock { state -> [@Sendable () -> Void] in
             guard state.modem != facts else { return [] }
             state.modem = facts
-            changes.add(1, ordering: .releasing)
+            state.changes &+= 1
             modemInterfacesKnown.store(!(facts?.interfaces.isEmpty ?? true), ordering: .releasing)
             return state.observers.entries.map(\.entry)
         }
