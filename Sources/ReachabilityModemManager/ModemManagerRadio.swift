@@ -203,7 +203,7 @@ public final class ModemManagerRadio: Sendable {
         while !worker.stopRequested {
             let now = monotonicNanoseconds()
             if connection == nil && now >= nextAttempt {
-                switch BusConnection.open(address: busAddress, radio: self) {
+                switch Self.socketAbsent(busAddress) ? .failure(Errno(ENOENT)) : BusConnection.open(address: busAddress, radio: self) {
                 case let .success(opened):
                     connection = opened
                     update { $0.counters.connections += 1 }
@@ -231,6 +231,16 @@ public final class ModemManagerRadio: Sendable {
             }
         }
         connection?.close()
+    }
+
+    /// Whether the bus's socket file is missing (a gateway without D-Bus):
+    /// then no socket is made just to fail, every `retryInterval`. Only a
+    /// plain `unix:path=` address is looked at; sd-bus reads any other.
+    static func socketAbsent(_ address: String?) -> Bool {
+        let text = address ?? getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
+            ?? "unix:path=/run/dbus/system_bus_socket"
+        guard text.hasPrefix("unix:path="), !text.contains(",") && !text.contains(";") else { return false }
+        return access(String(text.dropFirst("unix:path=".count)), F_OK) != 0
     }
 
     /// Changes the state on the radio's thread, then tells the radio sources

@@ -37,7 +37,10 @@ struct ProcessResources: CustomStringConvertible {
         let libraryThreadNames = tasks.compactMap { task in
             (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-        }.filter { $0.hasPrefix("reach.") }
+        }.filter { $0.hasPrefix("reach.") && $0 != "reach.modems" }
+        // Not `reach.modems`: ModemManagerRadio.shared's, which the compat
+        // modules start at their first use in this process (their tests ran
+        // before) and which lives with the process, as a monitor's does not.
         let libraryThreads = libraryThreadNames.count
         var rss = -1
         for line in ((try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? "").split(separator: "\n")
