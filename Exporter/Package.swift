@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 // reach-exporter: a Prometheus exporter for fleets of gateways, in a package
 // of its own, so that a user of the library resolves none of swift-nio,
-// swift-prometheus, swift-service-lifecycle, swift-log or Yams. It depends on
+// swift-prometheus, swift-service-lifecycle or swift-log. It depends on
 // the library's package by path and uses only its public products.
 import Foundation
 import PackageDescription
@@ -22,12 +22,19 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
+        // libyaml (Debian's, shared): the YAML configuration, read without
+        // Foundation (Yams needs it, and with it ICU's data: 60 MB of program).
+        .systemLibrary(
+            name: "CYAML",
+            path: "Sources/CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
         // swift-nio's HTTP/1 server, swift-prometheus' exposition,
         // swift-service-lifecycle's signals and shutdown, a YAML configuration
-        // through Yams (Running a fleet, in the Reachability documentation).
+        // through libyaml (Running a fleet, in the Reachability documentation).
         .executableTarget(
             name: "reach-exporter",
             dependencies: [
@@ -40,7 +47,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
+                "CYAML",
             ]
         ),
         // The exporter's own types, in process (ExporterMetrics' one-hot series

@@ -11,7 +11,9 @@
 # with a default route, so `reach check internet` has a way out to name and
 # nothing can leave). Then, inside:
 #   apt install ./reach_*.deb      only `reach` is new (its dependencies are
-#                                  in every Debian root)
+#                                  in every Debian root, but libyaml-0-2, the
+#                                  exporter's YAML library, which the root has
+#                                  beforehand: the container has no network)
 #   reach --version, reach-exporter --version   the package's version (and --help)
 #   systemctl enable --now reach-exporter       active, through Type=notify
 #   curl /metrics                  reach_build_info{version}, internet reachable
@@ -40,7 +42,7 @@ version=$(dpkg-deb --field "$deb" Version)
 # shapes the root.
 suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
 mirror=${REACH_INSTALL_MIRROR:-http://deb.debian.org/debian}
-include=systemd,systemd-sysv,dbus,man-db,curl
+include=systemd,systemd-sysv,dbus,man-db,curl,libyaml-0-2
 cache=${REACH_INSTALL_CACHE:-/var/cache/swift-reachability}
 key=$(printf '%s %s %s %s' "$suite" "$mirror" "$include" "$(dpkg --print-architecture)" | sha256sum | cut -c1-12)
 tarball=$cache/debian-$suite-minbase-$key.tar

@@ -1,5 +1,4 @@
 import Reachability
-import Yams
 
 /// What `reach-exporter` watches and where it listens: the YAML file
 /// (`--config`) with the command line on top. Every value is checked before
@@ -82,13 +81,11 @@ struct ListenAddress: Equatable, CustomStringConvertible {
 extension ExporterConfiguration {
     /// Reads the YAML text of a configuration file (`source` names it in messages).
     static func parse(yaml text: String, source: String) throws(ConfigurationError) -> ExporterConfiguration {
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try YAMLDocument.compose(text)
         } catch {
-            // Yams' message spans lines: one line, as every other message.
-            let message = "\(error)".split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            throw ConfigurationError("\(source): not valid YAML: \(message.joined(separator: "; "))")
+            throw ConfigurationError("\(source): not valid YAML: \(error)")
         }
         var configuration = ExporterConfiguration()
         guard let root else { return configuration }   // an empty file: the defaults
@@ -134,7 +131,7 @@ extension ExporterConfiguration {
         return configuration
     }
 
-    private static func uplink(_ node: Node, _ path: String, _ reader: NodeReader) throws(ConfigurationError) -> UplinkTracker.Configuration {
+    private static func uplink(_ node: YAMLNode, _ path: String, _ reader: NodeReader) throws(ConfigurationError) -> UplinkTracker.Configuration {
         let keys = try reader.mapping(node, path, keys: uplinkKeys)
         guard let interfaceNode = keys["interface"] else { throw reader.error(node, "\(path): needs 'interface'") }
         guard let hostsNode = keys["hosts"] else { throw reader.error(node, "\(path): needs 'hosts' (addresses to probe)") }
@@ -205,12 +202,12 @@ func parsed<T>(_ key: String, _ text: String, _ body: () throws(ReachabilityErro
 struct NodeReader {
     let source: String
 
-    func error(_ node: Node, _ message: String) -> ConfigurationError {
-        ConfigurationError("\(source)\(node.mark.map { ":\($0.line)" } ?? ""): \(message)")
+    func error(_ node: YAMLNode, _ message: String) -> ConfigurationError {
+        ConfigurationError("\(source):\(node.line): \(message)")
     }
 
     /// Runs `body`; its error gets the node's line.
-    func at<T>(_ node: Node, _ body: () throws(ConfigurationError) -> T) throws(ConfigurationError) -> T {
+    func at<T>(_ node: YAMLNode, _ body: () throws(ConfigurationError) -> T) throws(ConfigurationError) -> T {
         do {
             return try body()
         } catch {
@@ -218,9 +215,9 @@ struct NodeReader {
         }
     }
 
-    func mapping(_ node: Node, _ path: String, keys known: [String]) throws(ConfigurationError) -> [String: Node] {
-        guard case let .mapping(mapping) = node else { throw error(node, "\(path): expected a mapping of keys") }
-        var values: [String: Node] = [:]
+    func mapping(_ node: YAMLNode, _ path: String, keys known: [String]) throws(ConfigurationError) -> [String: YAMLNode] {
+        guard case let .mapping(mapping) = node.value else { throw error(node, "\(path): expected a mapping of keys") }
+        var values: [String: YAMLNode] = [:]
         for (key, value) in mapping {
             guard let name = key.string, known.contains(name) else {
                 throw error(key, "\(path): unknown key '\(key.string ?? "?")' (known: \(known.joined(separator: ", ")))")
@@ -231,23 +228,23 @@ struct NodeReader {
         return values
     }
 
-    func sequence(_ node: Node, _ path: String) throws(ConfigurationError) -> [Node] {
-        guard case let .sequence(sequence) = node else { throw error(node, "\(path): expected a list") }
-        return Array(sequence)
+    func sequence(_ node: YAMLNode, _ path: String) throws(ConfigurationError) -> [YAMLNode] {
+        guard case let .sequence(sequence) = node.value else { throw error(node, "\(path): expected a list") }
+        return sequence
     }
 
-    func string(_ node: Node, _ path: String) throws(ConfigurationError) -> String {
-        guard case let .scalar(scalar) = node else { throw error(node, "\(path): expected a value, not a list or mapping") }
-        return scalar.string
+    func string(_ node: YAMLNode, _ path: String) throws(ConfigurationError) -> String {
+        guard case let .scalar(text) = node.value else { throw error(node, "\(path): expected a value, not a list or mapping") }
+        return text
     }
 
-    func integer(_ node: Node, _ path: String) throws(ConfigurationError) -> Int {
+    func integer(_ node: YAMLNode, _ path: String) throws(ConfigurationError) -> Int {
         let text = try string(node, path)
         guard let value = Int(text) else { throw error(node, "\(path): expected a whole number, not '\(text)'") }
         return value
     }
 
-    func bool(_ node: Node, _ path: String) throws(ConfigurationError) -> Bool {
+    func bool(_ node: YAMLNode, _ path: String) throws(ConfigurationError) -> Bool {
         let text = try string(node, path)
         switch text {
         case "true": return true
@@ -257,7 +254,7 @@ struct NodeReader {
     }
 
     /// `5s`, `500ms`, `2m`, `1h`, or a number of seconds.
-    func duration(_ node: Node, _ path: String) throws(ConfigurationError) -> Duration {
+    func duration(_ node: YAMLNode, _ path: String) throws(ConfigurationError) -> Duration {
         let text = try string(node, path)
         guard let duration = parseDuration(text) else {
             throw error(node, "\(path): expected a duration such as 5s, 500ms or 2m, not '\(text)'")
