@@ -656,6 +656,11 @@ final class ExporterTests: NamespaceTestCase {
         try bus.setModem(0, ["RegistrationState", "u", "5"],
                          interface: "org.freedesktop.ModemManager1.Modem.Modem3gpp")
         try expect("lte", "4G", "roaming")
+        // The signal moves (the stand-in now sends SignalQuality's struct as it came).
+        try bus.setModem(0, ["SignalQuality", "(ub)", "40 true"])
+        XCTAssertTrue(try eventually("the signal at 40 %", timeout: 15, interval: 250_000) {
+            try query(webPort, "reach_modem_signal_quality_percent{modem=\"0\"}") == ["gw1": "40"]
+        })
         try lint(promtool, port: port)
 
         // The history, as an alert rule sees it: 4G left and came back, 2G and 3G were seen once.
