@@ -2,6 +2,7 @@
 // ReachabilityPolicy.processDefault, RadioSource.processDefault, and their
 // environment variables.
 
+import Synchronization
 import XCTest
 @testable import ReachabilityCore
 
@@ -48,5 +49,23 @@ final class ProcessDefaultsTests: XCTestCase {
         ReachabilityPolicy.updateProcessDefault { $0.meteredInterfaces.append("usb9") }
         XCTAssertEqual(calls.withLock { $0 }, 2)
         XCTAssertEqual(ReachabilityPolicy.processDefault.meteredInterfaces.last, "usb9")
+    }
+
+    /// An observer that tells the application (CoreTelephony's notifications)
+    /// is called after the evaluators' and monitors' own, whatever order they
+    /// were added in: an application reading at once finds no cached kind
+    /// and no monitor unaware of the change (SLReachability once posted a
+    /// mask of WWAN with no generation when a modem went).
+    func testObserversAfterCachesAreCalledLast() {
+        let source = RadioSource()
+        let calls = Mutex<[String]>([])
+        let told = source.addObserver(afterCaches: true) { calls.withLock { $0.append("application") } }
+        let cache = source.addObserver { calls.withLock { $0.append("cache") } }
+        let monitor = source.addObserver { calls.withLock { $0.append("monitor") } }
+        source.set(.lte, for: "wwan0")
+        source.setModemFacts(RadioSource.ModemFacts(provider: "test", technologies: [:], interfaces: ["usb0"]))
+        XCTAssertEqual(calls.withLock { $0 }, ["cache", "monitor", "application", "cache", "monitor", "application"])
+        XCTAssertEqual(source.changeCount, 2)
+        for id in [told, cache, monitor] { source.removeObserver(id) }
     }
 }

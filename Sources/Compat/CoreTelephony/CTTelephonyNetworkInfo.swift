@@ -221,7 +221,7 @@ final class RadioChanges: @unchecked Sendable {
             // under way returns only once changes are followed. Observed, then
             // read: a change in between is in `known`, and its sourceChanged
             // (waiting for this lock) finds nothing new.
-            _ = RadioSource.processDefault.addObserver { [weak self] in self?.sourceChanged() }
+            _ = RadioSource.processDefault.addObserver(afterCaches: true) { [weak self] in self?.sourceChanged() }
             known = RadioSource.processDefault.technologies
             return true
         }

@@ -109,7 +109,7 @@ public final class RadioSource: Sendable {
         var modem: ModemFacts?
         #endif
         /// Running monitors that use this source: told of every change.
-        var observers = Observers<@Sendable () -> Void>()
+        var observers = Observers<(afterCaches: Bool, call: @Sendable () -> Void)>()
         /// Changes so far, counted before any observer is told: a monitor
         /// whose answers are of an older count is stale at once, however the
         /// observers' calls and deliveries interleave.
@@ -209,7 +209,7 @@ public final class RadioSource: Sendable {
             guard state.technologies[interface] != technology else { return [] }
             state.technologies[interface] = technology
             state.changes &+= 1
-            return state.observers.entries.map(\.entry)
+            return state.observers.inOrder
         }
         for observer in observers { observer() }
     }
@@ -229,9 +229,13 @@ public final class RadioSource: Sendable {
     package var changeCount: UInt64 { state.withLock { $0.changes } }
 
     /// Calls `observer` (outside the lock) after every change; for monitors
-    /// and the compat modules.
-    package func addObserver(_ observer: @escaping @Sendable () -> Void) -> UInt64 {
-        state.withLock { $0.observers.add(observer) }
+    /// and the compat modules. Those `afterCaches` are called after all the
+    /// others: an observer that tells the application (CoreTelephony's
+    /// notifications, which may be read at once on another thread) runs once
+    /// every evaluator has forgotten its kinds and every monitor knows it has
+    /// answers to redo, whatever order they were added in.
+    package func addObserver(afterCaches: Bool = false, _ observer: @escaping @Sendable () -> Void) -> UInt64 {
+        state.withLock { $0.observers.add((afterCaches, observer)) }
     }
 
     package func removeObserver(_ id: UInt64) {
@@ -285,7 +289,7 @@ extension RadioSource {
             state.modem = facts
             state.changes &+= 1
             modemInterfacesKnown.store(!(facts?.interfaces.isEmpty ?? true), ordering: .releasing)
-            return state.observers.entries.map(\.entry)
+            return state.observers.inOrder
         }
         for observer in observers { observer() }
     }
@@ -301,3 +305,10 @@ extension RadioSource {
     }
 }
 #endif
+
+extension Observers where Entry == (afterCaches: Bool, call: @Sendable () -> Void) {
+    /// The calls, those `afterCaches` last.
+    var inOrder: [@Sendable () -> Void] {
+        entries.filter { !$0.entry.afterCaches }.map(\.entry.call) + entries.filter { $0.entry.afterCaches }.map(\.entry.call)
+    }
+}
