@@ -137,7 +137,7 @@ final class BusConnection {
         for path in unknown {
             var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
             defer { sd_bus_error_free(&error) }
-            guard let reply = call(service, path, properties, "GetAll", argument: ModemInterface.bearerName, error: &error) else { continue }
+            guard let reply = call(service, path, properties, "GetAll", argument: ModemInterface.bearerName.description, error: &error) else { continue }
             defer { sd_bus_message_unref(reply) }
             let reader = BusReader(message: reply)
             radio.update { state in
@@ -204,8 +204,8 @@ final class BusConnection {
                     try state.table.addInterfaces(of: object, from: reader)
                 } else if sd_bus_message_is_signal(message, "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved") > 0 {
                     let object = try reader.string("o")
-                    var interfaces: [String] = []
-                    try reader.forEach(inArray: "s") { () throws(ModemPropertyError) in interfaces.append(try reader.string()) }
+                    var interfaces: [ModemInterface] = []
+                    try reader.forEach(inArray: "s") { () throws(ModemPropertyError) in interfaces.append(ModemInterface(try reader.cString())) }
                     state.table.removeInterfaces(interfaces, of: object)
                 } else if sd_bus_message_is_signal(message, "org.freedesktop.DBus.Properties", "PropertiesChanged") > 0,
                           let path = sd_bus_message_get_path(message) {

@@ -99,13 +99,13 @@ struct BusReader {
                                   _ read: () throws(ModemPropertyError) -> Read,
                                   same: (Element, Read) -> Bool, make: (Read) -> Element) throws(ModemPropertyError) {
         try enter("a", contents)
-        var index = 0
-        while peek() != nil {
+        var index = 0, differs = false
+        while !differs, peek() != nil {
             let element = try read()
-            guard index < array.count, same(array[index], element) else { index = -1; break }
+            differs = index >= array.count || !same(array[index], element)
             index += 1
         }
-        if index == array.count { return try exit() }
+        if !differs && index == array.count { return try exit() }
         guard sd_bus_message_rewind(message, 0) >= 0 else { throw .malformed("array of \(contents) cannot be read again") }
         var fresh: [Element] = []
         while peek() != nil { fresh.append(make(try read())) }

@@ -45,13 +45,20 @@ public enum ModemManagerAvailability: Hashable, Sendable, CustomStringConvertibl
     /// No facts: why (the radio sources hold none meanwhile).
     case unavailable(ModemManagerUnavailable)
 
-    public var description: String {
+    /// The state's name without its reason: `stopped`, `starting`,
+    /// `available`, `unavailable` (`reach modems --json`, the exporter's `state` label).
+    public var name: String {
         switch self {
         case .stopped: return "stopped"
         case .starting: return "starting"
         case .available: return "available"
-        case let .unavailable(reason): return "unavailable: \(reason)"
+        case .unavailable: return "unavailable"
         }
+    }
+
+    public var description: String {
+        if case let .unavailable(reason) = self { return "unavailable: \(reason)" }
+        return name
     }
 }
 

@@ -13,15 +13,15 @@ internal import Glibc
 enum ModemInterface {
     case modem, modem3gpp, bearer, other
 
-    static let modemName = "org.freedesktop.ModemManager1.Modem"
-    static let modem3gppName = "org.freedesktop.ModemManager1.Modem.Modem3gpp"
-    static let bearerName = "org.freedesktop.ModemManager1.Bearer"
+    static let modemName: StaticString = "org.freedesktop.ModemManager1.Modem"
+    static let modem3gppName: StaticString = "org.freedesktop.ModemManager1.Modem.Modem3gpp"
+    static let bearerName: StaticString = "org.freedesktop.ModemManager1.Bearer"
 
     /// The interface a message names (compared where it lies, with literals: no copy).
     init(_ name: UnsafePointer<CChar>) {
-        if equal(name, "org.freedesktop.ModemManager1.Modem") { self = .modem }
-        else if equal(name, "org.freedesktop.ModemManager1.Modem.Modem3gpp") { self = .modem3gpp }
-        else if equal(name, "org.freedesktop.ModemManager1.Bearer") { self = .bearer }
+        if equal(name, Self.modemName) { self = .modem }
+        else if equal(name, Self.modem3gppName) { self = .modem3gpp }
+        else if equal(name, Self.bearerName) { self = .bearer }
         else { self = .other }
     }
 }
@@ -142,9 +142,9 @@ struct ModemTable {
 
     /// `interfaces` of `path` went away (InterfacesRemoved): the modem (or
     /// bearer) with its Modem (Bearer) interface.
-    mutating func removeInterfaces(_ interfaces: [String], of path: String) {
-        if interfaces.contains(ModemInterface.modemName), modems.removeValue(forKey: path) != nil { revision &+= 1 }
-        if interfaces.contains(ModemInterface.modem3gppName), var modem = modems[path] {
+    mutating func removeInterfaces(_ interfaces: [ModemInterface], of path: String) {
+        if interfaces.contains(.modem), modems.removeValue(forKey: path) != nil { revision &+= 1 }
+        if interfaces.contains(.modem3gpp), var modem = modems[path] {
             modem.registration = nil
             modem.operatorName = nil
             modem.operatorCode = nil
@@ -153,7 +153,7 @@ struct ModemTable {
                 revision &+= 1
             }
         }
-        if interfaces.contains(ModemInterface.bearerName), bearers.removeValue(forKey: path) != nil { revision &+= 1 }
+        if interfaces.contains(.bearer), bearers.removeValue(forKey: path) != nil { revision &+= 1 }
     }
 
     /// Each property of an `a{sv}` that `read` knows, read into `value`; the others skipped.

@@ -33,7 +33,7 @@ struct Modems: ParsableCommand {
         let modems = radio.modems
         if json {
             var object = JSONObject()
-            object.field("availability", availability.jsonName)
+            object.field("availability", availability.name)
             object.field("reason", availability.reason)
             object.field("modems", objects: modems) { modem, fields in modem.writeJSON(to: &fields, interfaces: radio.interfaces(of: modem)) }
             object.field("dropped", radio.counters.dropped)
@@ -48,15 +48,6 @@ struct Modems: ParsableCommand {
 }
 
 extension ModemManagerAvailability {
-    var jsonName: String {
-        switch self {
-        case .stopped: return "stopped"
-        case .starting: return "starting"
-        case .available: return "available"
-        case .unavailable: return "unavailable"
-        }
-    }
-
     var reason: String? {
         if case let .unavailable(reason) = self { return reason.description }
         return nil

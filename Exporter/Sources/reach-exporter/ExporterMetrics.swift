@@ -241,7 +241,7 @@ final class ExporterMetrics: Sendable {
                     generation: technology.map { "\($0.generation.rawValue)G" } ?? "none",
                     registration: modem.registration?.name ?? "none", signalQuality: modem.signalQuality.map(Double.init) ?? .nan)
         }
-        let availability = availability.stateName
+        let availability = availability.name
         update {
             Self.set(modemManagerAvailability, to: availability)
             modems.withLock { series in
@@ -334,17 +334,5 @@ final class ExporterMetrics: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
-}
-
-extension ModemManagerAvailability {
-    /// The `state` label of `reach_modemmanager_availability`.
-    var stateName: String {
-        switch self {
-        case .stopped: return "stopped"
-        case .starting: return "starting"
-        case .available: return "available"
-        case .unavailable: return "unavailable"
-        }
     }
 }
