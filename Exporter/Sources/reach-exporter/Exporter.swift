@@ -181,6 +181,9 @@ final class Exporter: Sendable {
         monitor.stop()
     }
 
+    /// Each remote_write receiver's queue and last outcome (none configured: empty).
+    func remoteWriteStatuses() -> [RemoteWriteStatus] { [] }
+
     /// The text exposition, with the monitor's counters brought up to date.
     func scrape() -> (state: ByteBuffer, counters: ByteBuffer) {
         metrics.record(monitor.counters)
