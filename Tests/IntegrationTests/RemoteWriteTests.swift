@@ -242,12 +242,13 @@ final class RemoteWriteTests: NamespaceTestCase {
     }
 
     /// A request to the centre's Prometheus from `ns` (default: the centre
-    /// itself), with `password` (default: the right one) and `ca`; status
+    /// itself), with `password` (default: the right one) and `ca`, `fields`
+    /// form-encoded (POST, or in the URL with `get`); status
     /// ("000" and 0 when nothing answered), body, and curl's exit status.
     func request(_ centre: Centre, _ path: String, from ns: TestNamespace? = nil, password: String = RemoteWriteTests.password,
-                 ca: String? = nil, fields: [String] = []) throws -> (status: Int, body: String, exit: Int32) {
+                 ca: String? = nil, fields: [String] = [], get: Bool = false) throws -> (status: Int, body: String, exit: Int32) {
         var arguments = [centre.curl.path, "-s", "-m", "10", "--cacert", ca ?? centre.pki.ca, "-u", "\(Self.user):\(password)",
-                         "-o", "-", "-w", "\n%{http_code}", centre.base + path]
+                         "-o", "-", "-w", "\n%{http_code}", centre.base + path] + (get ? ["-G"] : [])
         for field in fields { arguments += ["--data-urlencode", field] }
         let result = try inside(ns ?? centre.namespace, arguments, expect: nil)
         guard let newline = result.stdout.lastIndex(of: "\n") else { return (0, result.stdout, result.status) }
@@ -828,7 +829,7 @@ final class RemoteWriteTests: NamespaceTestCase {
     /// every panel on the datasource variable), and every panel's every query,
     /// run against the Prometheus that received a gateway's pushes, returns
     /// data: a gateway with an uplink that fails over (offline and back), a
-    /// target that changes, and a validation that fails.
+    /// target on its LAN that changes (down and up), and a validation that fails.
     func testEveryDashboardPanelReturnsData() throws {
         let data = try Data(contentsOf: dashboardURL())
         let dashboard = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -855,7 +856,9 @@ final class RemoteWriteTests: NamespaceTestCase {
             uplinks:
               - {interface: wan0, hosts: [\(Self.routerInside)], method: icmp, interval: 500ms, timeout: 300ms, down: 2, up: 1}
             """, prepareGateway: { gateway in
-                gateway.run("link add dummy0 type dummy", "addr add 10.77.0.1/24 dev dummy0", "link set dummy0 up")
+                // The gateway's LAN (a veth: no dummy module in every kernel); without it 10.77.0.7 is unreachable, not sent the default way.
+                gateway.addVethPair("lan0", peer: "lan1", address: "10.77.0.1/24")
+                gateway.run("route add unreachable 10.77.0.0/16")
             })
         let gateway = fleet.nat.gateway
         func value(_ name: String, _ labels: [String: String]) throws -> Double? { try scrape(gateway).value(name, labels) }
@@ -868,16 +871,23 @@ final class RemoteWriteTests: NamespaceTestCase {
         XCTAssertTrue(try eventually("wan0 offline", timeout: 20) {
             try value("reach_uplink_state", ["interface": "wan0", "state": "offline"]) == 1
         })
+        // Offline until a push carried it (it may last less than a push interval).
+        XCTAssertTrue(try eventually("wan0 offline in Prometheus", timeout: 20, interval: 250_000) {
+            try vector(fleet.centre, "reach_uplink_state{gateway=\"gw1\",interface=\"wan0\",state=\"offline\"} == 1")?.isEmpty == false
+        })
         try nft(fleet.nat, fleet.programs, "flush chain ip \(Self.table) input")
         XCTAssertTrue(try eventually("wan0 online again", timeout: 20) {
             try value("reach_uplink_state", ["interface": "wan0", "state": "online"]) == 1
         })
         // A target change, there and back.
-        gateway.run("link set dummy0 down")
+        gateway.run("link set lan0 down")
         XCTAssertTrue(try eventually("10.77.0.7 not reachable", timeout: 10) {
             try value("reach_target_reachable", ["target": "10.77.0.7"]) == 0
         })
-        gateway.run("link set dummy0 up")
+        XCTAssertTrue(try eventually("10.77.0.7 not reachable in Prometheus", timeout: 20, interval: 250_000) {
+            try vector(fleet.centre, "reach_target_reachable{gateway=\"gw1\",target=\"10.77.0.7\"} == 0")?.isEmpty == false
+        })
+        gateway.run("link set lan0 up")
         XCTAssertTrue(try eventually("10.77.0.7 reachable again", timeout: 10) {
             try value("reach_target_reachable", ["target": "10.77.0.7"]) == 1
         })
@@ -890,7 +900,7 @@ final class RemoteWriteTests: NamespaceTestCase {
         let variableQuery = (gatewayVariable["query"] as? [String: Any])?["query"] as? String ?? gatewayVariable["query"] as? String ?? ""
         XCTAssertTrue(variableQuery.hasPrefix("label_values("), variableQuery)
         let metric = variableQuery.dropFirst("label_values(".count).prefix { $0 != "," }
-        let values = try request(fleet.centre, "/api/v1/label/gateway/values", fields: ["match[]=\(metric)"])
+        let values = try request(fleet.centre, "/api/v1/label/gateway/values", fields: ["match[]=\(metric)"], get: true)
         XCTAssertTrue(values.body.contains("\"gw1\""), "\(variableQuery): \(values.body)")
 
         var report: [String] = ["dashboard \(dashboardURL().lastPathComponent): variable gateway = \(variableQuery) → \(values.body)"]
