@@ -3,6 +3,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -148,6 +149,7 @@ final class RemoteWriteClient {
         let tlsContext = self.tlsContext
         let url = configuration.url
         let serverName = configuration.tls.serverName ?? (isIPAddress(url.host) ? nil : url.host)
+        let handshake = HandshakeBox()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.nanoseconds(nanoseconds(configuration.remoteTimeout)))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -157,6 +159,7 @@ final class RemoteWriteClient {
                     // sees TLS's event), so that a certificate refused is
                     // told as such, not as a closed connection.
                     let ready = tlsContext == nil ? nil : channel.eventLoop.makePromise(of: Void.self)
+                    handshake.future.withLock { $0 = ready?.futureResult }
                     if let tlsContext {
                         try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tlsContext, serverHostname: serverName))
                     }
@@ -178,7 +181,9 @@ final class RemoteWriteClient {
             let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds(timeout))) { channel.close(promise: nil) }
             defer { deadline.cancel() }
             do {
-                try await channel.pipeline.handler(type: PushHandler.self).flatMap { $0.ready ?? channel.eventLoop.makeSucceededVoidFuture() }.get()
+                // (The future, not the handler: a refused handshake closes the
+                // channel and empties its pipeline, maybe before this looks.)
+                try await (handshake.future.withLock { $0 } ?? channel.eventLoop.makeSucceededVoidFuture()).get()
             } catch {
                 channel.close(promise: nil)
                 if let failure = error as? PushFailure { throw failure }
@@ -217,6 +222,11 @@ func readSecret(_ path: String) throws(ConfigurationError) -> String {
     return text
 }
 
+/// The handshake's future, from the channel's initializer to `connection()`.
+final class HandshakeBox: Sendable {
+    let future = Mutex<EventLoopFuture<Void>?>(nil)
+}
+
 /// A request and where its answer goes.
 struct PushRequest: Sendable {
     var head: HTTPRequestHead
@@ -245,9 +255,6 @@ final class PushHandler: ChannelDuplexHandler {
     private let readyPromise: EventLoopPromise<Void>?
 
     init(ready: EventLoopPromise<Void>?) { readyPromise = ready }
-
-    /// When the connection can carry a request (at once for http).
-    var ready: EventLoopFuture<Void>? { readyPromise?.futureResult }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? TLSUserEvent, case .handshakeCompleted = event { readyPromise?.succeed(()) }
