@@ -100,7 +100,12 @@ final class ExporterTests: NamespaceTestCase {
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        addTeardownBlock { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        addTeardownBlock {   // SIGTERM, and SIGKILL for an exporter that ignores it (a test failed then)
+            guard process.isRunning else { return }
+            process.terminate()
+            if self.waitForExit(process, timeout: 10) == nil { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
         return (process, errors)
     }
 
@@ -345,6 +350,39 @@ final class ExporterTests: NamespaceTestCase {
     /// WATCHDOG=1 only while the monitor's event thread makes progress: a
     /// test-only hook (REACH_EXPORTER_TEST_BLOCK_EVENT_THREAD) blocks it in the
     /// first change's callback; the pings stop, and STATUS= says why.
+    /// SIGTERM stops an exporter that pushes, at once and with status 0,
+    /// while its receiver refuses (the writer in its backoff). The push's
+    /// sampler once threw CancellationError at shutdown; the service group
+    /// then cancelled the others, and the HTTP server, waiting on its
+    /// channel's close future, never ended: the exporter hung until SIGKILL.
+    func testSIGTERMStopsAnExporterThatPushes() throws {
+        let port = try freePort(), receiver = try freePort()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reach-exporter-push-\(getpid())-\(port).yml").path
+        try """
+            listen: 127.0.0.1:\(port)
+            targets: [internet]
+            modemmanager: false
+            push_interval: 1s
+            remote_write:
+              - url: http://127.0.0.1:\(receiver)/api/v1/write
+                name: nobody
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        let notify = try NotifySocket(name: "\(port)")
+        let (process, errors) = try startNotifiedExporter(["--config", path], notify: notify)
+        XCTAssertTrue(try eventually("a push refused", timeout: 10) {
+            let series = "reach_remote_write_requests_total{remote=\"nobody\",result=\"error\"} "
+            return try get("http://127.0.0.1:\(port)/metrics").body.split(separator: "\n")
+                .contains { $0.hasPrefix(series) && (Double($0.dropFirst(series.count)) ?? 0) > 0 }
+        })
+        XCTAssertTrue(eventually("the exporter to trap SIGTERM", timeout: 10, interval: 5000) { catchesSIGTERM(process.processIdentifier) })
+        kill(process.processIdentifier, SIGTERM)
+        let waited = try XCTUnwrap(waitForExit(process, timeout: 15), "still running 15 s after SIGTERM")
+        XCTAssertLessThan(waited, 1.5, "exited \(waited) s after SIGTERM")
+        XCTAssertEqual(process.terminationStatus, 0, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        print("exporter with remote_write: exit \(process.terminationStatus) \(String(format: "%.3f", waited)) s after SIGTERM")
+    }
+
     func testWatchdogStopsWhenTheEventThreadIsStuck() throws {
         let ns = try makeUplinkNamespace()
         let port = try freePort()

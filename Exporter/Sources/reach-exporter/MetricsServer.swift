@@ -27,10 +27,19 @@ struct MetricsServer: Service {
         return MetricsServer(channel: try await bootstrap.bind(host: address.host, port: address.port).get())
     }
 
+    /// Serves until the graceful shutdown, or until the group is cancelled
+    /// (another service failed): either closes the listening socket. A
+    /// future's wait does not end on cancellation by itself, so the server
+    /// once kept a failing group from ending.
     func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await channel.closeFuture.get()
-        } onGracefulShutdown: {
+        let channel = self.channel
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await channel.closeFuture.get()
+            } onGracefulShutdown: {
+                channel.close(promise: nil)
+            }
+        } onCancel: {
             channel.close(promise: nil)
         }
     }

@@ -77,15 +77,18 @@ final class RemotePush: Sendable {
     /// Samples at each `push_interval`, on a steady clock (no drift, no burst after a stall).
     private struct Sampler: Service {
         let push: RemotePush
-        func run() async throws {
-            try await cancelWhenGracefulShutdown {
+        /// Returns (never throws) when the shutdown cancels it: a service
+        /// that throws makes the group cancel the others, and stopping is
+        /// no failure.
+        func run() async {
+            await cancelWhenGracefulShutdown {
                 let clock = ContinuousClock()
                 var next = clock.now
                 while !Task.isCancelled {
                     push.sample()
                     next = next.advanced(by: push.interval)
                     if next < clock.now { next = clock.now.advanced(by: push.interval) }
-                    try await Task.sleep(until: next, clock: clock)
+                    try? await Task.sleep(until: next, clock: clock)
                 }
             }
         }
