@@ -27,7 +27,7 @@ help:
 	  "make fleet-demo     two gateways, Prometheus, an alert that fires (root, ~80 s)" \
 	  "make test-kernel    the real-kernel lane under qemu: PPP, Wi-Fi, VRF, bond, WireGuard, GRE (root)" \
 	  "make setup-kernel   install what the kernel lane needs" \
-	  "make setup-fleet    install Prometheus, promtool, systemd-analyze" \
+	  "make setup-fleet    install Prometheus, promtool, systemd-analyze, Chromium" \
 	  "make test-sanitize  the suite under ASan, UBSan and LSan" \
 	  "make test-sandbox-unprivileged  NetworkSandbox's tests as nobody, in unshare -Urnm" \
 	  "make test-sample    Examples/GatewayFailover as nobody: tier 1 in memory, tier 2 in unshare -Urnm" \
@@ -194,15 +194,18 @@ test-kernel: static
 
 # The fleet (Running a fleet; the exporter is its own package, Exporter/):
 # reach-exporter against a real Prometheus.
-# setup-fleet installs Debian's prometheus (with promtool), curl and
-# systemd-analyze; test-fleet checks the rules (promtool check/test rules),
+# setup-fleet installs Debian's prometheus (with promtool), curl,
+# systemd-analyze, and chromium (headless, for the status page; with a font
+# for its screenshot); test-fleet checks the rules (promtool check/test rules),
 # the example Prometheus config and the systemd unit, then runs the exporter
-# tests with Prometheus required: two exporters watching two namespaces,
-# scraped every second, one uplink flapped (root).
-FLEET_PACKAGES := prometheus curl systemd
+# tests with Prometheus and Chromium required: two exporters watching two
+# namespaces, scraped every second, one uplink flapped, the status page read
+# in Chromium (root).
+FLEET_PACKAGES := prometheus curl systemd chromium fonts-dejavu-core
 setup-fleet: setup
 	@if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null || ! command -v curl >/dev/null || \
-			! command -v systemd-analyze >/dev/null; then \
+			! command -v systemd-analyze >/dev/null || ! command -v chromium >/dev/null || \
+			! [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then \
 		echo "make: installing $(FLEET_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 			--no-install-recommends $(FLEET_PACKAGES) >/dev/null; \

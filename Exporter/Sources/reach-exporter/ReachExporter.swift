@@ -19,7 +19,7 @@ struct ReachExporter: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "reach-exporter",
-        abstract: "Serve reachability, accessibility and uplink state to Prometheus (GET /metrics).",
+        abstract: "Serve reachability, accessibility and uplink state to Prometheus (GET /metrics), and a status page (GET /).",
         discussion: """
             Listens on 127.0.0.1:9789 unless --listen or the file's `listen` says otherwise. \
             Flags override the file's listen, netns and validation and add targets. \
