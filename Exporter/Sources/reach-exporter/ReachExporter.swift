@@ -73,6 +73,15 @@ struct ReachExporter: AsyncParsableCommand {
             if let validation = configuration.validation { print("validation \(validation)") }
             if let resolveTimeout = configuration.resolveTimeout { print("resolve_timeout \(resolveTimeout)") }
             if !configuration.modemManager { print("modemmanager false") }
+            if !configuration.remoteWrites.isEmpty {
+                print("push_interval \(configuration.pushInterval)")
+                if !configuration.externalLabels.isEmpty {
+                    print("external_labels \(configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: " "))")
+                }
+            }
+            for remote in configuration.remoteWrites {
+                print("remote_write \(remote.name) \(remote.url)")
+            }
             for uplink in configuration.uplinks {
                 print("uplink \(uplink.interface) hosts \(uplink.hosts.map(\.description).joined(separator: " ")) "
                       + "method \(uplink.method) interval \(uplink.interval)")
@@ -105,6 +114,7 @@ struct ReachExporter: AsyncParsableCommand {
             configuration.validation = try parsed("--validate", validate) { () throws(ReachabilityError) in try Validation(parsing: validate) }
         }
         try configuration.finish()
+        try RemotePush.check(configuration)
         return configuration
     }
 
@@ -122,9 +132,16 @@ struct ReachExporter: AsyncParsableCommand {
             try? await group.shutdownGracefully()
             throw ListenError(description: "cannot listen on \(configuration.listen): \(error)")
         }
+        var running: [any Service] = [server, SystemdService(notifier: SystemdNotifier(), exporter: exporter, logger: logger)]
+        if !configuration.remoteWrites.isEmpty {
+            let push = RemotePush(configuration: configuration, metrics: exporter.metrics, group: group, version: version,
+                                  logger: logger, render: { exporter.scrape() })
+            exporter.attach(push)
+            running += push.services
+        }
         try exporter.start()
         let services = ServiceGroup(
-            services: [server, SystemdService(notifier: SystemdNotifier(), exporter: exporter, logger: logger)],
+            services: running,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         do {
