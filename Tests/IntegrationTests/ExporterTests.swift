@@ -551,8 +551,9 @@ final class ExporterTests: NamespaceTestCase {
     /// goes down and up once; the DOM Chromium built holds the target's
     /// status and accessibility and the uplink's state and score that
     /// /metrics says, the target's last change at the time /metrics gives,
-    /// each change (as many as reach_target_changes_total counts), and
-    /// "push: not configured". A phone-sized screenshot (412×915) is saved
+    /// each change (as many as reach_target_changes_total counts), and the
+    /// push queue of a remote_write receiver where nothing listens (samples
+    /// pending, the error shown). A phone-sized screenshot (412×915) is saved
     /// (its path printed; REACH_STATUS_PAGE_SCREENSHOT copies it there too).
     func testStatusPageInAHeadlessBrowser() throws {
         try requireRoot()
@@ -561,10 +562,30 @@ final class ExporterTests: NamespaceTestCase {
         let port = try freePort()
         let path = try writeUplinkConfiguration(port: port, namespace: uplink.client.name)
         defer { unlink(path) }
+        // A receiver on a loopback port where nothing listens: its samples wait.
+        let nowhere = try freePort()
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try file.seekToEnd()
+        try file.write(contentsOf: Data("""
+
+            push_interval: 1s
+            remote_write:
+              - {url: "http://127.0.0.1:\(nowhere)/api/v1/write", name: central}
+
+            """.utf8))
+        try file.close()
         _ = try startExporter(["--config", path])
         let base = "http://127.0.0.1:\(port)"
         XCTAssertTrue(try eventually("ready", timeout: 10) { try get("\(base)/-/ready").status == 200 })
         func metrics() throws -> String { try get("\(base)/metrics").body }
+        func pushSeries(_ text: String, _ family: String, _ labels: String...) -> Double? {
+            text.split(separator: "\n").first { line in
+                line.hasPrefix(family + "{") && labels.allSatisfy { line.contains($0) }
+            }.flatMap { Double($0.split(separator: " ").last!) }
+        }
+        XCTAssertTrue(try eventually("a failed push to central", timeout: 10) {
+            try pushSeries(metrics(), "reach_remote_write_requests_total", "remote=\"central\"", "result=\"error\"") ?? 0 >= 1
+        })
         func stable(_ status: String, _ state: String) throws -> Bool {
             let text = try metrics()
             return stateAtOne(text, "reach_target_status", "target=\"10.9.0.2\"", label: "status") == [status]
@@ -620,7 +641,17 @@ final class ExporterTests: NamespaceTestCase {
         let uplinkChanges = changes.filter { $0["data-change"] == "uplink" && $0["data-name"] == "wan0" }
         XCTAssertTrue(uplinkChanges.contains { $0["data-to"] == "offline" }, "\(changes)")
         XCTAssertEqual(uplinkChanges.first?["data-to"], "online", "newest first: \(changes)")
-        XCTAssertTrue(dom.contains("push: not configured"))
+        // The push queue: central's samples wait (as /metrics says), its last error is shown.
+        let remotes = startTags("tr", in: dom).filter { $0["data-remote"] != nil }
+        XCTAssertEqual(remotes.map { $0["data-remote"] }, ["central"], "\(remotes)")
+        XCTAssertEqual(remotes.first?["data-state"], "failing", "\(remotes)")
+        let pending = try XCTUnwrap(remotes.first?["data-pending"].flatMap { Int($0) }, "\(remotes)")
+        XCTAssertGreaterThan(pending, 0, "\(remotes)")
+        XCTAssertGreaterThan(pushSeries(before, "reach_remote_write_samples_pending", "remote=\"central\"") ?? 0, 0)
+        XCTAssertEqual(pushSeries(after, "reach_remote_write_samples_sent_total", "remote=\"central\""), 0)
+        XCTAssertTrue(dom.contains("cannot connect to 127.0.0.1:\(nowhere)"), "the last error")
+        XCTAssertTrue(dom.contains("http://127.0.0.1:\(nowhere)/api/v1/write"), "the receiver's URL")
+        XCTAssertFalse(dom.contains("push: not configured"))
         XCTAssertFalse(dom.contains("<script"), "the page needs no script")
 
         // A phone: 412×915 CSS pixels.
@@ -635,7 +666,7 @@ final class ExporterTests: NamespaceTestCase {
             try png.write(to: URL(fileURLWithPath: copy))
         }
         print("status page: target 10.9.0.2 \(status) \(accessibility), uplink wan0 \(state); \(targetChanges.count) target changes, "
-              + "\(uplinkChanges.count) uplink changes in the DOM; screenshot (412x915): \(screenshot.path)")
+              + "\(uplinkChanges.count) uplink changes, remote central pending \(pending) in the DOM; screenshot (412x915): \(screenshot.path)")
     }
 
     // MARK: - A real Prometheus

@@ -77,7 +77,8 @@ struct StatusPage {
         page.badge(ready ? "ready" : "starting", ready ? "ok" : "warn")
         page.raw(" <span>\(reachable)/\(snapshot.targets.count) targets reachable</span>")
         if !snapshot.uplinks.isEmpty { page.raw(" <span>\(usable)/\(snapshot.uplinks.count) uplinks usable</span>") }
-        page.raw(" <span>"); page.text(pushSummary); page.raw("</span></p>\n")
+        page.raw(remotes.contains { $0.lastError != nil } ? " <span class=\"error\">" : " <span>")
+        page.text(pushSummary); page.raw("</span></p>\n")
         page.raw("<p class=\"meta\">"); page.text("version \(version) · up \(Self.age(now - snapshot.started)) · ")
         page.time(now); page.raw("</p>\n</header>\n")
     }
@@ -138,7 +139,7 @@ struct StatusPage {
             page.raw("<p class=\"none\" data-remote-none=\"\">push: not configured</p>\n</section>\n")
             return
         }
-        page.raw("<table class=\"rows\">\n<thead><tr><th>Receiver</th><th>State</th><th>Pending</th><th>Lag</th><th>Sent</th><th>Retried</th><th>Dropped</th><th>Last success</th><th>Last error</th></tr></thead>\n<tbody>\n")
+        page.raw("<table class=\"rows\">\n<thead><tr><th>Receiver</th><th>State</th><th>Last error</th><th>Pending</th><th>Lag</th><th>Sent</th><th>Retried</th><th>Dropped</th><th>Last success</th></tr></thead>\n<tbody>\n")
         for remote in remotes {
             let state = remote.lastError != nil ? "failing" : remote.pending > 0 ? "sending" : "idle"
             page.raw("<tr"); page.attribute("data-remote", remote.name); page.attribute("data-state", state)
@@ -148,15 +149,15 @@ struct StatusPage {
                 $0.text(remote.name); $0.raw("<br><small>"); $0.text(Self.redacted(remote.url)); $0.raw("</small>")
             }
             page.cell("State") { $0.badge(state, remote.lastError != nil ? "bad" : remote.pending > 0 ? "warn" : "ok") }
+            page.cell("Last error", wide: remote.lastError != nil) {
+                if let error = remote.lastError { $0.raw("<span class=\"error\">"); $0.text(error); $0.raw("</span>") } else { $0.text("–") }
+            }
             page.cell("Pending") { $0.text(String(remote.pending)) }
             page.cell("Lag") { $0.text(remote.pending > 0 ? Self.age(remote.lagSeconds) : "–") }
             page.cell("Sent") { $0.text(String(remote.sent)) }
             page.cell("Retried") { $0.text(String(remote.retried)) }
             page.cell("Dropped") { $0.text(String(remote.dropped)) }
             page.cell("Last success") { $0.when(remote.lastSuccess, now: now, never: "never") }
-            page.cell("Last error") {
-                if let error = remote.lastError { $0.raw("<span class=\"error\">"); $0.text(error); $0.raw("</span>") } else { $0.text("–") }
-            }
             page.raw("</tr>\n")
         }
         page.raw("</tbody>\n</table>\n</section>\n")
@@ -230,11 +231,26 @@ struct StatusPage {
             }
         }
         page.entry("ModemManager") { $0.text(configuration.modemManager ? "on" : "off") }
+        // The receivers' names and URLs, and which kind of credential each
+        // sends: never the credential, nor a header's value.
         page.entry("remote_write") {
-            if remotes.isEmpty { $0.text("not configured") }
-            for (index, remote) in remotes.enumerated() {
+            if configuration.remoteWrites.isEmpty { $0.text("not configured") }
+            for (index, remote) in configuration.remoteWrites.enumerated() {
                 if index > 0 { $0.raw("<br>") }
-                $0.raw("<b>"); $0.text(remote.name); $0.raw("</b> "); $0.text(Self.redacted(remote.url))
+                $0.raw("<b>"); $0.text(remote.name); $0.raw("</b> "); $0.text(Self.redacted(remote.url.description))
+                switch remote.authorization {
+                case .basic?: $0.text(" (basic_auth)")
+                case .bearer?: $0.text(" (bearer_token)")
+                case nil: break
+                }
+            }
+        }
+        if !configuration.remoteWrites.isEmpty {
+            page.entry("push_interval") { $0.text(Self.duration(configuration.pushInterval)) }
+            if !configuration.externalLabels.isEmpty {
+                page.entry("external_labels") {
+                    $0.text(configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: ", "))
+                }
             }
         }
         page.raw("</dl>\n</section>\n")
@@ -364,7 +380,8 @@ struct StatusPage {
         table.rows td{display:flex;justify-content:space-between;gap:1rem;border:0;padding:.15rem 0;text-align:right;overflow-wrap:anywhere}
         table.rows td::before{content:attr(data-label);color:var(--muted);text-align:left;white-space:nowrap}
         table.rows td.title{display:block;text-align:left;font-weight:600;font-size:1.05rem;padding:.1rem 0 .25rem}
-        table.rows td.title::before{content:none}
+        table.rows td.title::before{content:none}table.rows td.title small{font-weight:400}
+        table.rows td.wide{display:block;text-align:left}table.rows td.wide::before{display:block}
         }
         """
 }
@@ -390,8 +407,10 @@ struct HTMLBuilder {
     }
 
     /// A table cell labelled (for the phone layout, where each row is a card) `label`.
-    mutating func cell(_ label: String, title: Bool = false, _ body: (inout HTMLBuilder) -> Void) {
-        raw("<td"); if title { raw(" class=\"title\"") }; attribute("data-label", label); raw("><span>")
+    /// `wide`: on a phone, the label above the value (a long text), not beside it.
+    mutating func cell(_ label: String, title: Bool = false, wide: Bool = false, _ body: (inout HTMLBuilder) -> Void) {
+        raw("<td"); if title || wide { raw(title ? " class=\"title\"" : " class=\"wide\"") }
+        attribute("data-label", label); raw("><span>")
         body(&self)
         raw("</span></td>")
     }

@@ -63,6 +63,26 @@ final class StatusPageTests: XCTestCase {
         XCTAssertFalse(html.contains("src=") || html.contains("<link"), "no external asset")
     }
 
+    /// The configuration's receivers: names, URLs and the kind of credential, never the credential.
+    func testTheConfigurationShowsNoCredential() throws {
+        var configuration = try ExporterConfiguration.parse(yaml: """
+            push_interval: 5s
+            external_labels: {gateway: gw-0042}
+            remote_write:
+              - {url: "https://203.0.113.10:9090/api/v1/write", name: central, basic_auth: {username: gw, password: hunter2},
+                 headers: {X-Token: s3cr3t}}
+              - {url: "http://192.0.2.5/push", bearer_token: t0ken}
+            """, source: "test.yml")
+        try configuration.finish()
+        let html = StatusPage(version: "1", configuration: configuration,
+                              snapshot: ExporterMetrics(targets: [.internet], uplinks: [], version: "1").statusSnapshot(),
+                              remotes: [], ready: false, now: ExporterMetrics.unixSeconds(), hostName: "gw").render()
+        XCTAssertTrue(html.contains("<b>central</b> https://203.0.113.10:9090/api/v1/write (basic_auth)"), html)
+        XCTAssertTrue(html.contains("<b>192.0.2.5:80</b> http://192.0.2.5:80/push (bearer_token)"), html)
+        XCTAssertTrue(html.contains("gateway=gw-0042"))
+        for secret in ["hunter2", "s3cr3t", "t0ken", "X-Token"] { XCTAssertFalse(html.contains(secret), secret) }
+    }
+
     func testWithoutRemoteWriteThePageSaysSo() {
         let metrics = ExporterMetrics(targets: [hostile], uplinks: ["wan0"], version: "1")
         let html = page(metrics)
