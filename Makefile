@@ -27,7 +27,7 @@ help:
 	  "make fleet-demo     two gateways, Prometheus, an alert that fires (root, ~80 s)" \
 	  "make test-kernel    the real-kernel lane under qemu: PPP, Wi-Fi, VRF, bond, WireGuard, GRE (root)" \
 	  "make setup-kernel   install what the kernel lane needs" \
-	  "make setup-fleet    install Prometheus, promtool, systemd-analyze" \
+	  "make setup-fleet    install Prometheus, promtool, systemd-analyze, Chromium" \
 	  "make test-sanitize  the suite under ASan, UBSan and LSan" \
 	  "make test-sandbox-unprivileged  NetworkSandbox's tests as nobody, in unshare -Urnm" \
 	  "make test-sample    Examples/GatewayFailover as nobody: tier 1 in memory, tier 2 in unshare -Urnm" \
@@ -193,22 +193,25 @@ test-kernel: static
 # The fleet (Running a fleet; the exporter is its own package, Exporter/):
 # reach-exporter against a real Prometheus.
 # setup-fleet installs Debian's prometheus (with promtool), curl and
-# systemd-analyze, and what the remote write tests build their NAT and
-# receiver with: nftables (the router's masquerade and the cut), apache2-utils
+# systemd-analyze, what the remote write tests build their NAT and receiver
+# with: nftables (the router's masquerade and the cut), apache2-utils
 # (htpasswd: the bcrypt hash of Prometheus' basic auth) and openssl (a test
-# CA); test-fleet checks the rules (promtool check/test rules),
+# CA), and chromium (headless, for the status page; with a font for its
+# screenshot); test-fleet checks the rules (promtool check/test rules),
 # the example Prometheus config and the systemd unit, then runs the exporter
-# tests with Prometheus required: two exporters watching two namespaces,
-# scraped every second, one uplink flapped; then RemoteWriteTests: a gateway
+# tests with Prometheus and Chromium required: two exporters watching two
+# namespaces, scraped every second, one uplink flapped, the status page read
+# in Chromium; then RemoteWriteTests: a gateway
 # behind a NAT router pushing to Prometheus over TLS with basic auth, a
 # two-minute cut (about 2.5 of the run's minutes), receivers that answer 500,
 # 400, 401 or an unverifiable certificate, and every query of the Grafana
 # dashboard (Exporter/dist/grafana) against what was pushed (root).
-FLEET_PACKAGES := prometheus curl systemd nftables apache2-utils openssl
+FLEET_PACKAGES := prometheus curl systemd nftables apache2-utils openssl chromium fonts-dejavu-core
 setup-fleet: setup
 	@if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null || ! command -v curl >/dev/null || \
 			! command -v systemd-analyze >/dev/null || ! PATH="$$PATH:/usr/sbin:/sbin" command -v nft >/dev/null || \
-			! command -v htpasswd >/dev/null || ! command -v openssl >/dev/null; then \
+			! command -v htpasswd >/dev/null || ! command -v openssl >/dev/null || ! command -v chromium >/dev/null || \
+			! [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then \
 		echo "make: installing $(FLEET_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 			--no-install-recommends $(FLEET_PACKAGES) >/dev/null; \

@@ -471,6 +471,205 @@ final class ExporterTests: NamespaceTestCase {
         XCTAssertEqual(try value("reach_target_reachable{target=\"10.9.0.2\"}"), 1)
     }
 
+    // MARK: - The status page in a real browser
+
+    /// Debian's Chromium: a skip when it is missing, a failure under
+    /// REACH_REQUIRE_PROMETHEUS=1 (make test-fleet, whose setup-fleet installs it).
+    func chromiumBinary() throws -> String {
+        if let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
+            return found
+        }
+        let reason = "Chromium is not installed (make setup-fleet installs Debian's chromium)"
+        if ProcessInfo.processInfo.environment[Self.requirePrometheus] == "1" {
+            XCTFail("\(reason); \(Self.requirePrometheus)=1 requires it")
+            throw TestStopped(reason: reason)
+        }
+        throw XCTSkip("\(reason); set \(Self.requirePrometheus)=1 to make this a failure")
+    }
+
+    /// Headless Chromium on `url` with `arguments` (--dump-dom, --screenshot=…),
+    /// as deterministic as it gets: its own home and profile (removed when the
+    /// test ends), no GPU, scale 1, no background networking, and every host
+    /// name but loopback unresolvable, so that its traffic stays on loopback.
+    /// Returns when it exits (bounded by timeout(1): 60 s).
+    func chromium(_ binary: String, _ arguments: [String], url: String, file: StaticString = #filePath,
+                  line: UInt = #line) throws -> CommandResult {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reach-chromium-\(getpid())-\(UInt32.random(in: 0 ... .max))")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: home) }
+        let flags = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(home.appendingPathComponent("profile").path)",
+            "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
+            "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
+            "--disable-domain-reliability", "--no-pings", "--mute-audio", "--hide-scrollbars",
+            "--force-device-scale-factor=1", "--force-color-profile=srgb", "--lang=en-US",
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+        ]
+        let result = try runCommand(URL(fileURLWithPath: "/usr/bin/timeout"), ["--kill-after=5", "60", binary] + flags + arguments + [url],
+                                    environment: ["HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
+                                                  "XDG_CACHE_HOME": home.appendingPathComponent("cache").path,
+                                                  "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TZ": "UTC"])
+        XCTAssertEqual(result.status, 0, "chromium \(arguments) exited \(result.status): \(result.stderr.suffix(2000))", file: file, line: line)
+        return result
+    }
+
+    /// The attributes of every start tag `<tag …>` in `html` (as a browser
+    /// serialises them: name="value", values with &quot; &amp; &lt; &gt;).
+    func startTags(_ tag: String, in html: String) -> [[String: String]] {
+        let tagPattern = try! NSRegularExpression(pattern: "<\(tag)(\\s[^>]*)?>")
+        let attributePattern = try! NSRegularExpression(pattern: "([a-zA-Z-]+)(?:=\"([^\"]*)\")?")
+        let text = html as NSString
+        return tagPattern.matches(in: html, range: NSRange(location: 0, length: text.length)).map { match in
+            guard match.range(at: 1).location != NSNotFound else { return [:] }
+            let inside = text.substring(with: match.range(at: 1))
+            var attributes: [String: String] = [:]
+            for attribute in attributePattern.matches(in: inside, range: NSRange(location: 0, length: (inside as NSString).length)) {
+                let name = (inside as NSString).substring(with: attribute.range(at: 1))
+                let value = attribute.range(at: 2).location == NSNotFound ? "" : (inside as NSString).substring(with: attribute.range(at: 2))
+                attributes[name] = value.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+                    .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+            }
+            return attributes
+        }
+    }
+
+    /// The label `label` of the series of `family` at 1 whose labels include `selector` (`target="10.9.0.2"`).
+    func stateAtOne(_ metrics: String, _ family: String, _ selector: String, label: String) -> [String] {
+        metrics.split(separator: "\n").filter { line in
+            line.hasPrefix(family + "{") && line.contains(selector) && (line.hasSuffix(" 1.0") || line.hasSuffix(" 1"))
+        }.compactMap { line in
+            line.firstRange(of: "\(label)=\"").map { start in String(line[start.upperBound...].prefix { $0 != "\"" }) }
+        }
+    }
+
+    /// A series' value in an exposition.
+    func value(_ metrics: String, _ series: String) -> Double? {
+        metrics.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last!) }
+    }
+
+    /// The status page (`GET /`) in Debian's Chromium, headless: an exporter
+    /// watching a namespace's 10.9.0.2 through wan0 (tracked), whose link
+    /// goes down and up once; the DOM Chromium built holds the target's
+    /// status and accessibility and the uplink's state and score that
+    /// /metrics says, the target's last change at the time /metrics gives,
+    /// each change (as many as reach_target_changes_total counts), and the
+    /// push queue of a remote_write receiver where nothing listens (samples
+    /// pending, the error shown). A phone-sized screenshot (412×915) is saved
+    /// (its path printed; REACH_STATUS_PAGE_SCREENSHOT copies it there too).
+    func testStatusPageInAHeadlessBrowser() throws {
+        try requireRoot()
+        let browser = try chromiumBinary()
+        let uplink = try makeUplink()
+        let port = try freePort()
+        let path = try writeUplinkConfiguration(port: port, namespace: uplink.client.name)
+        defer { unlink(path) }
+        // A receiver on a loopback port where nothing listens: its samples wait.
+        let nowhere = try freePort()
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try file.seekToEnd()
+        try file.write(contentsOf: Data("""
+
+            push_interval: 1s
+            remote_write:
+              - {url: "http://127.0.0.1:\(nowhere)/api/v1/write", name: central}
+
+            """.utf8))
+        try file.close()
+        _ = try startExporter(["--config", path])
+        let base = "http://127.0.0.1:\(port)"
+        XCTAssertTrue(try eventually("ready", timeout: 10) { try get("\(base)/-/ready").status == 200 })
+        func metrics() throws -> String { try get("\(base)/metrics").body }
+        func pushSeries(_ text: String, _ family: String, _ labels: String...) -> Double? {
+            text.split(separator: "\n").first { line in
+                line.hasPrefix(family + "{") && labels.allSatisfy { line.contains($0) }
+            }.flatMap { Double($0.split(separator: " ").last!) }
+        }
+        XCTAssertTrue(try eventually("a failed push to central", timeout: 10) {
+            try pushSeries(metrics(), "reach_remote_write_requests_total", "remote=\"central\"", "result=\"error\"") ?? 0 >= 1
+        })
+        func stable(_ status: String, _ state: String) throws -> Bool {
+            let text = try metrics()
+            return stateAtOne(text, "reach_target_status", "target=\"10.9.0.2\"", label: "status") == [status]
+                && stateAtOne(text, "reach_uplink_state", "interface=\"wan0\"", label: "state") == [state]
+        }
+        XCTAssertTrue(try eventually("10.9.0.2 reachable and wan0 online", timeout: 10) { try stable("reachable.wired", "online") })
+
+        // One flap: the target's route and the uplink's probes go with the link.
+        uplink.client.run("link set wan0 down")
+        XCTAssertTrue(try eventually("10.9.0.2 not reachable and wan0 offline", timeout: 10) { try stable("notReachable", "offline") })
+        uplink.client.run("link set wan0 up")
+        XCTAssertTrue(uplink.client.waitForState("wan0", "UP"))
+        XCTAssertTrue(try eventually("10.9.0.2 reachable and wan0 online again", timeout: 10) { try stable("reachable.wired", "online") })
+
+        // The page's HTTP answer, then the DOM Chromium built from it, between two identical scrapes.
+        let page = try get(base + "/")
+        XCTAssertEqual(page.status, 200)
+        let before = try metrics()
+        let dom = try chromium(browser, ["--dump-dom"], url: base + "/").stdout
+        let after = try metrics()
+        let status = stateAtOne(after, "reach_target_status", "target=\"10.9.0.2\"", label: "status")
+        let accessibility = stateAtOne(after, "reach_target_accessibility", "target=\"10.9.0.2\"", label: "state")
+        let state = stateAtOne(after, "reach_uplink_state", "interface=\"wan0\"", label: "state")
+        XCTAssertEqual(stateAtOne(before, "reach_target_status", "target=\"10.9.0.2\"", label: "status"), status, "the state moved while Chromium read the page")
+        XCTAssertEqual(stateAtOne(before, "reach_uplink_state", "interface=\"wan0\"", label: "state"), state)
+        XCTAssertTrue(dom.contains("<meta name=\"viewport\" content=\"width=device-width"), dom.prefix(600).description)
+
+        let targets = startTags("tr", in: dom).filter { $0["data-target"] != nil }
+        XCTAssertEqual(targets.map { $0["data-target"] }, ["10.9.0.2"], "\(targets)")
+        XCTAssertEqual(targets.first?["data-status"], status.first, "DOM \(targets) vs /metrics \(status)")
+        XCTAssertEqual(targets.first?["data-accessibility"], accessibility.first, "DOM \(targets) vs /metrics \(accessibility)")
+        XCTAssertEqual(targets.first?["data-interface"], "wan0")
+        let uplinks = startTags("tr", in: dom).filter { $0["data-uplink"] != nil }
+        XCTAssertEqual(uplinks.map { $0["data-uplink"] }, ["wan0"], "\(uplinks)")
+        XCTAssertEqual(uplinks.first?["data-state"], state.first, "DOM \(uplinks) vs /metrics \(state)")
+        XCTAssertEqual(uplinks.first?["data-score"], value(after, "reach_uplink_score{interface=\"wan0\"}").map { String(Int($0)) })
+
+        // The target's last change, as /metrics' timestamp says (UTC, to the second).
+        let lastChange = try XCTUnwrap(value(after, "reach_target_last_change_timestamp_seconds{target=\"10.9.0.2\"}"))
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let expected = formatter.string(from: Date(timeIntervalSince1970: lastChange.rounded(.down)))
+        let row = try XCTUnwrap(dom.range(of: "data-target=\"10.9.0.2\"").map { dom[$0.upperBound...].prefix { $0 != "\n" } })
+        let times = startTags("time", in: String(row))
+        XCTAssertTrue(times.contains { $0["datetime"] == expected }, "the row's times \(times), /metrics \(expected)")
+
+        // The changes: each of the target's (as many as /metrics counts), the uplink's offline and online.
+        let changes = startTags("li", in: dom).filter { $0["data-change"] != nil }
+        let targetChanges = changes.filter { $0["data-change"] == "target" && $0["data-name"] == "10.9.0.2" }
+        XCTAssertEqual(Double(targetChanges.count), value(after, "reach_target_changes_total{target=\"10.9.0.2\"}"), "\(changes)")
+        XCTAssertTrue(targetChanges.contains { $0["data-from"] == "reachable.wired" && $0["data-to"] == "notReachable" }, "\(changes)")
+        XCTAssertEqual(targetChanges.first?["data-to"], "reachable.wired", "newest first: \(changes)")
+        let uplinkChanges = changes.filter { $0["data-change"] == "uplink" && $0["data-name"] == "wan0" }
+        XCTAssertTrue(uplinkChanges.contains { $0["data-to"] == "offline" }, "\(changes)")
+        XCTAssertEqual(uplinkChanges.first?["data-to"], "online", "newest first: \(changes)")
+        // The push queue: central's samples wait (as /metrics says), its last error is shown.
+        let remotes = startTags("tr", in: dom).filter { $0["data-remote"] != nil }
+        XCTAssertEqual(remotes.map { $0["data-remote"] }, ["central"], "\(remotes)")
+        XCTAssertEqual(remotes.first?["data-state"], "failing", "\(remotes)")
+        let pending = try XCTUnwrap(remotes.first?["data-pending"].flatMap { Int($0) }, "\(remotes)")
+        XCTAssertGreaterThan(pending, 0, "\(remotes)")
+        XCTAssertGreaterThan(pushSeries(before, "reach_remote_write_samples_pending", "remote=\"central\"") ?? 0, 0)
+        XCTAssertEqual(pushSeries(after, "reach_remote_write_samples_sent_total", "remote=\"central\""), 0)
+        XCTAssertTrue(dom.contains("cannot connect to 127.0.0.1:\(nowhere)"), "the last error")
+        XCTAssertTrue(dom.contains("http://127.0.0.1:\(nowhere)/api/v1/write"), "the receiver's URL")
+        XCTAssertFalse(dom.contains("push: not configured"))
+        XCTAssertFalse(dom.contains("<script"), "the page needs no script")
+
+        // A phone: 412×915 CSS pixels.
+        let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("reach-status-page.png")
+        try? FileManager.default.removeItem(at: screenshot)
+        _ = try chromium(browser, ["--screenshot=\(screenshot.path)", "--window-size=412,915"], url: base + "/")
+        let png = try Data(contentsOf: screenshot)
+        XCTAssertEqual(Array(png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "not a PNG")
+        XCTAssertGreaterThan(png.count, 10_000, "an empty page?")
+        if let copy = ProcessInfo.processInfo.environment["REACH_STATUS_PAGE_SCREENSHOT"], !copy.isEmpty {
+            try? FileManager.default.removeItem(atPath: copy)
+            try png.write(to: URL(fileURLWithPath: copy))
+        }
+        print("status page: target 10.9.0.2 \(status) \(accessibility), uplink wan0 \(state); \(targetChanges.count) target changes, "
+              + "\(uplinkChanges.count) uplink changes, remote central pending \(pending) in the DOM; screenshot (412x915): \(screenshot.path)")
+    }
+
     // MARK: - A real Prometheus
 
     /// `query` through Prometheus' HTTP API: each series' labels and value

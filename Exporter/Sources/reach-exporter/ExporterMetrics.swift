@@ -108,8 +108,20 @@ final class ExporterMetrics: Sendable {
     private let monitorReevaluations: Counter
     /// The monitor's counters at the last scrape (Prometheus counters only go up by increments).
     private let lastCounters = Mutex(MonitorCounters())
+    /// The status page's view (`GET /`, `StatusPage`): the series cannot be
+    /// read back, so the same `record` calls keep each target's and uplink's
+    /// state, the modems and the last changes here too.
+    private let page: Mutex<StatusSnapshot>
+    /// Where each target's and uplink's row is in `page` (the configuration's order).
+    private let targetRows: [Target: Int]
+    private let uplinkRows: [String: Int]
 
     init(targets: [Target], uplinks: [String], version: String) {
+        page = Mutex(StatusSnapshot(started: Self.unixSeconds(),
+                                    targets: targets.map { StatusSnapshot.TargetRow(target: $0.description) },
+                                    uplinks: uplinks.map { StatusSnapshot.UplinkRow(interface: $0) }))
+        targetRows = Dictionary(targets.enumerated().map { ($1, $0) }) { first, _ in first }
+        uplinkRows = Dictionary(uplinks.enumerated().map { ($1, $0) }) { first, _ in first }
         let registry = self.registry
         func gauge(_ name: String, _ labels: [(String, String)], _ help: String) -> Gauge {
             registry.makeGauge(descriptor: Self.descriptor(name, help), labels: labels)
@@ -191,13 +203,29 @@ final class ExporterMetrics: Sendable {
         guard let series = targets[change.target] else { return }
         let status = change.status.description
         let accessibility = change.evaluation.accessibility.description
+        let now = Self.unixSeconds()
         update {
             series.reachable.set(to: change.isReachable ? 1 : 0)
             for (name, gauge) in series.status { gauge.set(to: name == status ? 1 : 0) }
             series.flags.set(Int64(change.flags.rawValue))
             for (name, gauge) in series.accessibility { gauge.set(to: name == accessibility ? 1 : 0) }
             if !change.isInitial { series.changes.increment() }
-            series.lastChange.set(Self.unixSeconds())
+            series.lastChange.set(now)
+        }
+        guard let row = targetRows[change.target] else { return }
+        let flags = change.flags.description, interface = change.interface
+        page.withLock { page in
+            let before = page.targets[row]
+            page.targets[row].status = status
+            page.targets[row].accessibility = accessibility
+            page.targets[row].flags = flags
+            page.targets[row].interface = interface
+            page.targets[row].lastChange = now
+            guard !change.isInitial else { return }
+            page.targets[row].changes += 1
+            page.changes.append(StatusSnapshot.Change(
+                time: now, kind: .target, name: before.target, from: before.status, to: status,
+                detail: (interface.map { "via \($0)" } ?? "no interface") + " · \(accessibility)", flags: flags))
         }
     }
 
@@ -207,6 +235,17 @@ final class ExporterMetrics: Sendable {
         update {
             for (state, gauge) in series.state { gauge.set(to: state == event.state ? 1 : 0) }
             series.score.set(Int64(event.score))
+        }
+        guard let row = uplinkRows[event.interface] else { return }
+        let now = Self.unixSeconds()
+        page.withLock { page in
+            let before = page.uplinks[row].state
+            page.uplinks[row].state = event.state.rawValue
+            page.uplinks[row].score = event.score
+            page.uplinks[row].lastChange = now
+            guard !event.isInitial else { return }
+            page.changes.append(StatusSnapshot.Change(time: now, kind: .uplink, name: event.interface, from: before,
+                                                      to: event.state.rawValue, detail: "score \(event.score)"))
         }
     }
 
@@ -224,6 +263,15 @@ final class ExporterMetrics: Sendable {
                 }
             }
         }
+        guard let row = uplinkRows[event.interface] else { return }
+        let answered = event.results.count { $0.verdict == .answered }
+        let roundTrip = event.results.last { $0.roundTrip != nil }?.roundTrip
+        page.withLock { page in
+            page.uplinks[row].score = event.score
+            page.uplinks[row].answered += answered
+            page.uplinks[row].failed += event.results.count - answered
+            if let roundTrip { page.uplinks[row].lastRoundTrip = roundTrip }
+        }
     }
 
     /// ModemManager's availability and its modems (each with the network
@@ -240,6 +288,14 @@ final class ExporterMetrics: Sendable {
                     interface: interfaces.joined(separator: ","), technology: technology?.rawValue ?? "none",
                     generation: technology.map { "\($0.generation.rawValue)G" } ?? "none",
                     registration: modem.registration?.name ?? "none", signalQuality: modem.signalQuality.map(Double.init) ?? .nan)
+        }
+        page.withLock { page in
+            page.modemManager = availability.description
+            page.modems = readings.map { reading in
+                StatusSnapshot.ModemRow(modem: reading.modem, interface: reading.interface, technology: reading.technology,
+                                        generation: reading.generation, registration: reading.registration,
+                                        signalQuality: reading.signalQuality.isNaN ? nil : Int(reading.signalQuality))
+            }
         }
         let availability = availability.name
         update {
@@ -330,9 +386,97 @@ final class ExporterMetrics: Sendable {
         return (state, ByteBuffer(bytes: bytes))
     }
 
+    /// What the status page shows, as last recorded (a copy).
+    func statusSnapshot() -> StatusSnapshot {
+        page.withLock { $0 }
+    }
+
     static func unixSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
+}
+
+
+/// The status page's facts (`ExporterMetrics.statusSnapshot()`): each target
+/// and uplink as last recorded, in the configuration's order; ModemManager
+/// and its modems; the last changes. Times are Unix seconds.
+struct StatusSnapshot: Sendable {
+    struct TargetRow: Sendable, Equatable {
+        var target: String
+        /// `reach_target_status`'s and `reach_target_accessibility`'s names;
+        /// `unknown` before the first answer.
+        var status = "unknown"
+        var accessibility = "unknown"
+        var flags: String?
+        var interface: String?
+        /// The last answer (the first one until it changes); nil before it.
+        var lastChange: Double?
+        var changes = 0
+    }
+
+    struct UplinkRow: Sendable, Equatable {
+        var interface: String
+        /// `reach_uplink_state`'s names; `unknown` before the initial state.
+        var state = "unknown"
+        var score: Int?
+        var lastChange: Double?
+        var answered = 0
+        var failed = 0
+        var lastRoundTrip: Duration?
+    }
+
+    struct ModemRow: Sendable, Equatable {
+        var modem: String
+        var interface: String
+        var technology: String
+        var generation: String
+        var registration: String
+        var signalQuality: Int?
+    }
+
+    struct Change: Sendable, Equatable {
+        enum Kind: String, Sendable { case target, uplink }
+        var time: Double
+        var kind: Kind
+        var name: String
+        var from: String
+        var to: String
+        var detail: String
+        /// A target's new flags (`-R -------`).
+        var flags: String? = nil
+    }
+
+    /// The last `capacity` changes: the oldest is overwritten by the newest.
+    struct ChangeRing: Sendable {
+        static let capacity = 50
+        private var storage: [Change] = []
+        private var next = 0
+        /// Changes since the start, including those overwritten.
+        private(set) var total = 0
+
+        mutating func append(_ change: Change) {
+            if storage.count < Self.capacity {
+                storage.append(change)
+            } else {
+                storage[next] = change
+            }
+            next = (next + 1) % Self.capacity
+            total += 1
+        }
+
+        /// Newest first.
+        var newestFirst: [Change] {
+            guard storage.count == Self.capacity else { return storage.reversed() }
+            return Array(storage[..<next].reversed()) + Array(storage[next...].reversed())
+        }
+    }
+
+    var started: Double
+    var targets: [TargetRow]
+    var uplinks: [UplinkRow]
+    var modemManager = "stopped"
+    var modems: [ModemRow] = []
+    var changes = ChangeRing()
 }

@@ -4,7 +4,8 @@ import NIOPosix
 import ServiceLifecycle
 
 /// The HTTP side (swift-nio's HTTP/1 server, one event loop): `GET /metrics`,
-/// `GET /-/healthy`, `GET /-/ready`, as Prometheus' own exporters serve them.
+/// `GET /-/healthy`, `GET /-/ready`, as Prometheus' own exporters serve them,
+/// and `GET /`, the status page for an operator (`StatusPage`).
 /// A scrape renders the latest state; it never waits for the kernel.
 struct MetricsServer: Service {
     let channel: any Channel
@@ -88,11 +89,12 @@ final class MetricsHandler: ChannelInboundHandler {
             case "/-/ready":
                 (status, body) = exporter.isReady ? (.ok, [ByteBuffer(string: "Ready.\n")])
                     : (.serviceUnavailable, [ByteBuffer(string: "Not ready: waiting for the first answers.\n")])
-            case "/":
-                (status, body) = (.ok, [ByteBuffer(string: "reach-exporter: /metrics, /-/healthy, /-/ready\n")])
-                contentType = "text/plain; charset=utf-8"
+            case "/", "/index.html":
+                (status, body) = (.ok, [ByteBuffer(string: StatusPage(exporter: exporter, version: ReachExporter.version).render())])
+                contentType = "text/html; charset=utf-8"
+                headers.add(name: "Cache-Control", value: "no-store")
             default:
-                (status, body) = (.notFound, [ByteBuffer(string: "Not found: /metrics, /-/healthy, /-/ready.\n")])
+                (status, body) = (.notFound, [ByteBuffer(string: "Not found: /, /metrics, /-/healthy, /-/ready.\n")])
             }
         }
         headers.add(name: "Content-Type", value: contentType)

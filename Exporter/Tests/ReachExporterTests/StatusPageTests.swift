@@ -1,0 +1,128 @@
+// The status page (GET /) rendered in process: every value escaped, no
+// credential written, the states and the last changes as ExporterMetrics
+// recorded them. The page in a real browser: Tests/IntegrationTests/
+// ExporterTests.swift, testStatusPageInAHeadlessBrowser (make test-fleet).
+
+@testable import reach_exporter
+@testable import ReachabilityCore
+import XCTest
+
+final class StatusPageTests: XCTestCase {
+    let hostile = Target.host("gw<script>&\"x'")
+
+    func change(_ target: Target, reachable: Bool, initial: Bool) -> ReachabilityChange {
+        let link = LinkState(index: 3, name: "eth<0>", rawFlags: LinkFlags([.up, .lowerUp]).rawValue, operState: .up,
+                             hardwareType: 1, carrier: true)
+        let route = reachable
+            ? RouteLookup(verdict: .unicast, family: .v4, interfaceIndex: link.index)
+            : RouteLookup(verdict: .unreachable, family: .v4, errno: .hostUnreachable)
+        let address = AddressEvaluation(address: IPAddress("10.1.0.7")!, kernelFlags: reachable ? .reachable : [],
+                                        route: route, link: reachable ? link : nil,
+                                        kind: reachable ? .wired : nil, policy: ReachabilityPolicy(), radio: nil)
+        return ReachabilityChange(target: target, evaluation: TargetEvaluation(target: target, addresses: [address]),
+                                  previous: nil, isInitial: initial, time: MonotonicInstant(nanoseconds: 0))
+    }
+
+    func event(_ state: UplinkState, previous: UplinkState?) -> TrackerEvent {
+        TrackerEvent(interface: "wan0", state: state, previous: previous, score: state == .online ? 5 : 0, round: 1,
+                     results: [], error: nil, time: MonotonicInstant(nanoseconds: 0))
+    }
+
+    func page(_ metrics: ExporterMetrics, remotes: [RemoteWriteStatus] = []) -> String {
+        var configuration = ExporterConfiguration()
+        configuration.targets = [hostile]
+        configuration.uplinks = [UplinkTracker.Configuration(interface: "wan0", hosts: [IPAddress("10.9.0.2")!])]
+        configuration.validation = try? Validation(parsing: "http:http://portal.example/generate_204")
+        return StatusPage(version: "1.2.3<b>", configuration: configuration, snapshot: metrics.statusSnapshot(),
+                          remotes: remotes, ready: true, now: ExporterMetrics.unixSeconds(), hostName: "gw&1").render()
+    }
+
+    func testEveryValueIsEscapedAndNoCredentialIsWritten() throws {
+        let metrics = ExporterMetrics(targets: [hostile], uplinks: ["wan0"], version: "1.2.3<b>")
+        metrics.record(change(hostile, reachable: true, initial: true))
+        metrics.record(change(hostile, reachable: false, initial: false))
+        metrics.record(state: event(.online, previous: nil))
+        let remote = RemoteWriteStatus(name: "central<1>", url: "https://gw:hunter2@203.0.113.10:9090/api/v1/write",
+                                       pending: 120, lagSeconds: 4, sent: 0, retried: 3, dropped: 0,
+                                       lastError: "connection refused <&>", lastSuccess: nil)
+        let html = page(metrics, remotes: [remote])
+
+        XCTAssertFalse(html.contains("<script>"), "a target's name is markup")
+        XCTAssertFalse(html.contains("central<1>"))
+        XCTAssertFalse(html.contains("eth<0>"))
+        XCTAssertTrue(html.contains("<tr data-target=\"gw&lt;script&gt;&amp;&quot;x&#39;\" data-status=\"notReachable\""), html)
+        XCTAssertTrue(html.contains("<b>gw&lt;script&gt;&amp;&quot;x&#39;</b>"), "the change names the target, escaped")
+        XCTAssertTrue(html.contains("data-uplink=\"wan0\" data-state=\"online\" data-score=\"5\""))
+        XCTAssertTrue(html.contains("data-remote=\"central&lt;1&gt;\" data-state=\"failing\" data-pending=\"120\""))
+        XCTAssertTrue(html.contains("connection refused &lt;&amp;&gt;"))
+        XCTAssertTrue(html.contains("https://203.0.113.10:9090/api/v1/write"))
+        XCTAssertTrue(html.contains("portal.example/generate_204"))
+        for secret in ["hunter2", "gw:"] { XCTAssertFalse(html.contains(secret), secret) }
+        XCTAssertTrue(html.contains("<meta name=\"viewport\" content=\"width=device-width"))
+        XCTAssertFalse(html.contains("<script"), "no script")
+        XCTAssertFalse(html.contains("src=") || html.contains("<link"), "no external asset")
+    }
+
+    /// The configuration's receivers: names, URLs and the kind of credential, never the credential.
+    func testTheConfigurationShowsNoCredential() throws {
+        var configuration = try ExporterConfiguration.parse(yaml: """
+            push_interval: 5s
+            external_labels: {gateway: gw-0042}
+            remote_write:
+              - {url: "https://203.0.113.10:9090/api/v1/write", name: central, basic_auth: {username: gw, password: hunter2},
+                 headers: {X-Token: s3cr3t}}
+              - {url: "http://192.0.2.5/push", bearer_token: t0ken}
+            """, source: "test.yml")
+        try configuration.finish()
+        let html = StatusPage(version: "1", configuration: configuration,
+                              snapshot: ExporterMetrics(targets: [.internet], uplinks: [], version: "1").statusSnapshot(),
+                              remotes: [], ready: false, now: ExporterMetrics.unixSeconds(), hostName: "gw").render()
+        XCTAssertTrue(html.contains("<b>central</b> https://203.0.113.10:9090/api/v1/write (basic_auth)"), html)
+        XCTAssertTrue(html.contains("<b>192.0.2.5:80</b> http://192.0.2.5:80/push (bearer_token)"), html)
+        XCTAssertTrue(html.contains("gateway=gw-0042"))
+        for secret in ["hunter2", "s3cr3t", "t0ken", "X-Token"] { XCTAssertFalse(html.contains(secret), secret) }
+    }
+
+    func testWithoutRemoteWriteThePageSaysSo() {
+        let metrics = ExporterMetrics(targets: [hostile], uplinks: ["wan0"], version: "1")
+        let html = page(metrics)
+        XCTAssertTrue(html.contains("push: not configured"))
+        XCTAssertTrue(html.contains("data-status=\"unknown\""), "no answer yet")
+        XCTAssertTrue(html.contains("data-uplink=\"wan0\" data-state=\"unknown\""))
+        XCTAssertTrue(html.contains("No change since the start"))
+    }
+
+    /// The last changes: newest first, at most `ChangeRing.capacity`, the total counted.
+    func testTheLastChangesAreABoundedRingNewestFirst() {
+        let metrics = ExporterMetrics(targets: [hostile], uplinks: ["wan0"], version: "1")
+        metrics.record(state: event(.online, previous: nil))
+        var state = UplinkState.online
+        for _ in 0 ..< 73 {
+            let next: UplinkState = state == .online ? .offline : .online
+            metrics.record(state: event(next, previous: state))
+            state = next
+        }
+        let snapshot = metrics.statusSnapshot()
+        let changes = snapshot.changes.newestFirst
+        XCTAssertEqual(changes.count, StatusSnapshot.ChangeRing.capacity)
+        XCTAssertEqual(snapshot.changes.total, 73)
+        XCTAssertEqual(changes.first?.to, state.rawValue, "newest first")
+        XCTAssertEqual(snapshot.uplinks.first?.state, state.rawValue)
+        for (newer, older) in zip(changes, changes.dropFirst()) {
+            XCTAssertEqual(newer.from, older.to, "each change follows the one before it")
+            XCTAssertGreaterThanOrEqual(newer.time, older.time)
+        }
+        XCTAssertTrue(page(metrics).contains("The last 50 of 73, newest first."))
+    }
+
+    func testValuesAsTheyAreShown() {
+        XCTAssertEqual(StatusPage.redacted("https://a:b@h:1/p?q=x@y"), "https://h:1/p?q=x@y")
+        XCTAssertEqual(StatusPage.redacted("http:http://u@h/x and tcp://v:w@k"), "http:http://h/x and tcp://k")
+        XCTAssertEqual(StatusPage.duration(.milliseconds(200)), "200ms")
+        XCTAssertEqual(StatusPage.duration(.seconds(120)), "2m")
+        XCTAssertEqual(StatusPage.age(3 * 86_400 + 7200 + 5), "3 d 2 h")
+        XCTAssertEqual(StatusPage.age(65), "1 min 5 s")
+        XCTAssertEqual(StatusPage.milliseconds(.microseconds(1234)), "1.23 ms")
+        XCTAssertEqual(StatusPage.utc(1_796_000_000.7).machine, "2026-11-30T00:53:20Z")
+    }
+}
