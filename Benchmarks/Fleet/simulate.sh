@@ -78,7 +78,7 @@ wait_for() {
     local limit=$1 what=$2; shift 2
     local start=$SECONDS
     until "$@"; do
-        (( SECONDS - start < limit )) || die "timed out after $limit s waiting for $what"
+        (( SECONDS - start < limit )) || die "timed out after $limit s waiting for $what${last_seen:+ (last: $last_seen)}"
         sleep 1
     done
     log "$what (after $(( SECONDS - start )) s)"
@@ -100,18 +100,29 @@ case $push in
     *) die "PUSH must be auto, yes or no";;
 esac
 
+# The kernel's neighbour tables are shared by all namespaces (gc_thresh3, 1024
+# by default, counts every namespace's entries), so that a few hundred
+# gateways would fill them for everyone on the machine: every link has fixed
+# MAC addresses and permanent neighbour entries at both ends (which do not
+# count), and no IPv6.
+mac() { printf '02:52:%02x:%02x:%02x:%02x' "$1" $(( $2 / 256 )) $(( $2 % 256 )) "$3"; }   # uplink (0 wan, 1 lte), gateway, end (1 gateway, 2 centre)
+no_ipv6() { ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1; }
 log "centre: namespace $centre, 10.200.0.1 (the wan side) and 10.201.0.1 (the lte side) on every link"
 ip netns add "$centre"; namespaces+=("$centre")
+no_ipv6 "$centre"
 ip -n "$centre" link set lo up
 
 log "$n gateways: namespaces $prefix-gw001 …, wan0 (metric 100) and lte0 (metric 200), point to point; nftables counters on the push (to port 9090) or scrape (of port 9789) connections"
 for i in $(seq "$n"); do
     gw=$(gateway "$i"); ns=$prefix-$gw
     ip netns add "$ns"; namespaces+=("$ns")
+    no_ipv6 "$ns"
     {
         echo "link set lo up"
-        echo "link add wan0 type veth peer name w$i netns $centre"
-        echo "link add lte0 type veth peer name l$i netns $centre"
+        echo "link add wan0 address $(mac 0 "$i" 1) type veth peer name w$i address $(mac 0 "$i" 2) netns $centre"
+        echo "link add lte0 address $(mac 1 "$i" 1) type veth peer name l$i address $(mac 1 "$i" 2) netns $centre"
+        echo "neigh add 10.200.0.1 lladdr $(mac 0 "$i" 2) dev wan0 nud permanent"
+        echo "neigh add 10.201.0.1 lladdr $(mac 1 "$i" 2) dev lte0 nud permanent"
         echo "addr add $(address 200 "$i")/32 peer 10.200.0.1/32 dev wan0"
         echo "addr add $(address 201 "$i")/32 peer 10.201.0.1/32 dev lte0"
         echo "link set wan0 up"
@@ -125,6 +136,8 @@ for i in $(seq "$n"); do
         echo "addr add 10.201.0.1/32 peer $(address 201 "$i")/32 dev l$i"
         echo "link set w$i up"
         echo "link set l$i up"
+        echo "neigh add $(address 200 "$i") lladdr $(mac 0 "$i" 1) dev w$i nud permanent"
+        echo "neigh add $(address 201 "$i") lladdr $(mac 1 "$i" 1) dev l$i nud permanent"
     } > "$work/ip.batch"
     ip -n "$centre" -batch "$work/ip.batch"
     ip netns exec "$ns" nft -f - <<'NFT'
@@ -199,18 +212,24 @@ all_ready() {
     done
 }
 wait_for 180 "all $n exporters ready" all_ready
+last_seen=
 all_in_prometheus() {
-    [ "$(prom_value 'count(count by (gateway) (reach_build_info{gateway=~".+"}))')" = "$n" ]
+    last_seen=$(prom_value 'count(count by (gateway) (reach_build_info{gateway=~".+"}))')
+    [ "$last_seen" = "$n" ]
 }
 wait_for 180 "all $n gateways in Prometheus" all_in_prometheus
 if [ "$push" = yes ]; then
     # The second push carries a non-zero sent counter: every gateway has pushed twice.
     pushed_twice() {
-        [ "$(prom_value 'count(reach_remote_write_samples_sent_total{gateway=~".+"} > 0)')" = "$n" ]
+        last_seen=$(prom_value 'count(reach_remote_write_samples_sent_total{gateway=~".+"} > 0)')
+        [ "$last_seen" = "$n" ]
     }
     wait_for 180 "every gateway pushed twice" pushed_twice
 else
-    scraped_twice() { [ "$(prom_value 'count(count_over_time(up{job="reach"}[1m]) >= 2)')" = "$n" ]; }
+    scraped_twice() {
+        last_seen=$(prom_value 'count(count_over_time(up{job="reach"}[1m]) >= 2)')
+        [ "$last_seen" = "$n" ]
+    }
     wait_for 180 "every gateway scraped twice" scraped_twice
 fi
 
@@ -256,6 +275,7 @@ if (( flaps > 0 )); then
             for i in $(seq "$(( flaps < n ? flaps : n ))"); do
                 ip -n "$prefix-$(gateway "$i")" link set lte0 up
                 ip -n "$prefix-$(gateway "$i")" route replace default via 10.201.0.1 dev lte0 metric 200 onlink
+                ip -n "$prefix-$(gateway "$i")" neigh replace 10.201.0.1 lladdr "$(mac 1 "$i" 2)" dev lte0 nud permanent
             done
             pause 30
         done
