@@ -135,7 +135,7 @@ static-exporter: setup
 		-o Exporter/.build-static/reach-exporter Exporter/.build-static/release/reach-exporter
 
 # The Debian package (Packaging/README.md): .build-deb/reach_VERSION_ARCH.deb
-# from the two static programs, their manual pages (swift-argument-parser's
+# from the two static programs, their manual pages (reach's from swift-argument-parser's
 # generate-manual plugin, dated with the CHANGELOG entry of the version) and
 # completions, the unit, the conffile and the Prometheus rules; then lintian,
 # which fails it on any error. The version is Packaging/version.sh's (from
@@ -156,13 +156,11 @@ setup-deb: setup
 
 manuals: setup
 	$(SWIFT) package plugin generate-manual --configuration debug --date $$(Packaging/version.sh --date)
-	cd Exporter && $(SWIFT) package plugin generate-manual --configuration debug --section 8 \
-		--date $$(../Packaging/version.sh --date)
 
 deb: setup-deb static static-exporter manuals
 	@rm -f .build-deb/reach_*.deb
 	Packaging/build-deb.sh .build-static/reach Exporter/.build-static/reach-exporter \
-		$(MANUALS)/reach/reach.1 Exporter/$(MANUALS)/reach-exporter/reach-exporter.8 .build-deb
+		$(MANUALS)/reach/reach.1 Exporter/dist/man/reach-exporter.8 .build-deb
 	dpkg-deb --info $(DEB_FILE) | sed -n '/Package:/,$$p'
 	lintian --fail-on error $(DEB_FILE)
 	@echo "make deb: $(DEB_FILE)"

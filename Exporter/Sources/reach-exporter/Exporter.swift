@@ -182,11 +182,19 @@ final class Exporter: Sendable {
     }
 
     /// Each remote_write receiver's queue and last outcome (none configured: empty).
-    func remoteWriteStatuses() -> [RemoteWriteStatus] { [] }
+    func remoteWriteStatuses() -> [RemoteWriteStatus] {
+        push.withLock { $0 }?.writers.map { $0.status() } ?? []
+    }
+
+    /// The push (remote_write), once made; its gauges are brought up to date at each scrape.
+    private let push = Mutex<RemotePush?>(nil)
+
+    func attach(_ push: RemotePush) { self.push.withLock { $0 = push } }
 
     /// The text exposition, with the monitor's counters brought up to date.
     func scrape() -> (state: ByteBuffer, counters: ByteBuffer) {
         metrics.record(monitor.counters)
+        for writer in push.withLock({ $0 })?.writers ?? [] { writer.refreshGauges() }
         if configuration.modemManager { metrics.record(modemManagerDropped: radio.counters.dropped) }
         return metrics.render()
     }

@@ -19,9 +19,16 @@ struct ExporterConfiguration {
     /// unless the file says false): their technology and interfaces feed the
     /// classification, and they have series of their own.
     var modemManager = true
+    /// How often the exporter's series are sampled for `remote_write` (`push_interval`, 15 s unless given).
+    var pushInterval: Duration = .seconds(15)
+    /// Labels added to every pushed series, not to /metrics (`external_labels`: the gateway's identity).
+    var externalLabels: [(name: String, value: String)] = []
+    /// Receivers the series are pushed to (`remote_write`); none: scrape only.
+    var remoteWrites: [RemoteWriteConfiguration] = []
 
     /// The keys of the file, for the message about one that is not.
-    static let keys = ["listen", "targets", "netns", "validation", "validation_interval", "resolve_timeout", "uplinks", "modemmanager"]
+    static let keys = ["listen", "targets", "netns", "validation", "validation_interval", "resolve_timeout", "uplinks", "modemmanager",
+                       "push_interval", "external_labels", "remote_write"]
     static let uplinkKeys = ["interface", "hosts", "method", "interval", "timeout", "failure_interval",
                              "recovery_interval", "down", "up", "reliability", "count", "initial_state"]
 
@@ -123,6 +130,22 @@ extension ExporterConfiguration {
         if let node = top["modemmanager"] {
             configuration.modemManager = try reader.bool(node, "modemmanager")
         }
+        if let node = top["push_interval"] {
+            configuration.pushInterval = try reader.duration(node, "push_interval")
+            guard configuration.pushInterval >= .seconds(1) else { throw reader.error(node, "push_interval: at least 1s") }
+        }
+        if let node = top["external_labels"] {
+            for (name, value) in try stringMapping(node, "external_labels", reader) {
+                guard isLabelName(name), !name.hasPrefix("__") else {
+                    throw reader.error(node, "external_labels: '\(name)' is not a label name ([a-zA-Z_][a-zA-Z0-9_]*, not __)")
+                }
+                guard !value.isEmpty else { throw reader.error(node, "external_labels: '\(name)' has no value") }
+                configuration.externalLabels.append((name, value))
+            }
+        }
+        if let node = top["remote_write"] {
+            configuration.remoteWrites = try remoteWrites(node, reader)
+        }
         if let node = top["uplinks"] {
             for (index, item) in try reader.sequence(node, "uplinks").enumerated() {
                 configuration.uplinks.append(try uplink(item, "uplinks[\(index)]", reader))
@@ -187,6 +210,15 @@ extension ExporterConfiguration {
             throw ConfigurationError("validation_interval needs validation")
         }
     }
+}
+
+/// A Prometheus label name: `[a-zA-Z_][a-zA-Z0-9_]*`.
+func isLabelName(_ name: String) -> Bool {
+    guard let first = name.utf8.first, first == UInt8(ascii: "_") || (first | 0x20) >= UInt8(ascii: "a") && (first | 0x20) <= UInt8(ascii: "z") else {
+        return false
+    }
+    return name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+        || (($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z")) }
 }
 
 /// A library parser's typed error as a configuration error naming the key.

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Logging
 import NIOPosix
 import Reachability
@@ -9,57 +8,103 @@ import Glibc
 #endif
 
 /// `reach-exporter`: the monitor, optional validation and uplink trackers,
-/// served to Prometheus. Exit status: 0 after an orderly shutdown (SIGTERM,
-/// SIGINT), 1 when it could not start (port in use, no such namespace),
-/// 2 for a bad configuration — found before anything is bound.
+/// served to Prometheus and pushed with remote write. Exit status: 0 after an
+/// orderly shutdown (SIGTERM, SIGINT), 1 when it could not start (port in
+/// use, no such namespace), 2 for a bad configuration — found before anything
+/// is bound.
+///
+/// Its seven options are read here rather than by swift-argument-parser,
+/// which brings FoundationEssentials and the regex engine with it: 5 MB of
+/// a program that has 16 MB in all with TLS (issue 43, Packaging/README.md).
+/// The manual page and the shell completions are files of their own
+/// (Exporter/dist/man, Exporter/dist/completions).
 @main
-struct ReachExporter: AsyncParsableCommand {
+struct ReachExporter {
     /// The package's one version (ReachabilityCore's `ReachabilityPackage`).
     static let version = ReachabilityPackage.version
 
-    static let configuration = CommandConfiguration(
-        commandName: "reach-exporter",
-        abstract: "Serve reachability, accessibility and uplink state to Prometheus (GET /metrics).",
-        discussion: """
-            Listens on 127.0.0.1:9789 unless --listen or the file's `listen` says otherwise. \
-            Flags override the file's listen, netns and validation and add targets. \
-            Exit status: 0 after SIGTERM/SIGINT, 1 when it could not start, 2 for a bad configuration.
-            """,
-        version: version
-    )
+    static let help = """
+        OVERVIEW: Serve reachability, accessibility and uplink state to Prometheus (GET /metrics), and push it (remote_write).
 
-    @Option(help: ArgumentHelp("A YAML configuration file; the service reads /etc/reach-exporter/config.yml, whose comments list the keys.", valueName: "path"))
+        Listens on 127.0.0.1:9789 unless --listen or the file's `listen` says otherwise. Flags override the file's listen, \
+        netns and validation and add targets. Exit status: 0 after SIGTERM/SIGINT, 1 when it could not start, 2 for a bad \
+        configuration.
+
+        USAGE: reach-exporter [--config <path>] [--listen <address>] [--target <target> ...] [--netns <netns>] [--validate <method>] [--check-config]
+
+        OPTIONS:
+          --config <path>         A YAML configuration file; the service reads /etc/reach-exporter/config.yml, whose
+                                  comments list the keys (remote_write among them).
+          --listen <address>      Where to serve /metrics: HOST:PORT or [IPV6]:PORT (default 127.0.0.1:9789).
+          --target <target>       An address, host name or 'internet' to watch; repeatable (default: internet).
+          --netns <netns>         Watch this network namespace (a name in /run/netns, or a path).
+          --validate <method>     Validate reachable targets: http[:URL], dns[:NAME], icmp:HOST, tcp:HOST:PORT.
+          --check-config          Check the configuration, print what would run, and exit (0, or 2).
+          --version               Show the version.
+          -h, --help              Show help information.
+
+        """
+
     var config: String?
-
-    @Option(help: ArgumentHelp("Where to serve /metrics: HOST:PORT or [IPV6]:PORT (default 127.0.0.1:9789).", valueName: "address"))
     var listen: String?
-
-    @Option(name: .customLong("target"), help: ArgumentHelp("An address, host name or 'internet' to watch; repeatable (default: internet).", valueName: "target"))
     var targets: [String] = []
-
-    @Option(name: .customLong("netns"), help: "Watch this network namespace (a name in /run/netns, or a path).")
     var namespace: String?
-
-    @Option(help: ArgumentHelp("Validate reachable targets: http[:URL], dns[:NAME], icmp:HOST, tcp:HOST:PORT.", valueName: "method"))
     var validate: String?
-
-    @Flag(name: .customLong("check-config"), help: "Check the configuration, print what would run, and exit (0, or 2).")
     var checkConfig = false
 
-    static func main() async {
-        let parsed: any ParsableCommand
-        do {
-            parsed = try parseAsRoot()
-        } catch {
-            if exitCode(for: error) == .success { exit(withError: error) }
-            fail(message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)", status: 2)
+    /// What the command line asks for: to run (with these options), or to print help or the version.
+    enum Request: Equatable { case run, help, version }
+
+    /// Reads `arguments` (without the program's name): `--name value`,
+    /// `--name=value`, the flags; anything else is a usage error (exit 2).
+    static func parse(_ arguments: [String]) throws(ConfigurationError) -> (ReachExporter, Request) {
+        var command = ReachExporter()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            var name = argument, inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(ConfigurationError) -> String {
+                if let inline { return inline }
+                guard index < arguments.count else { throw ConfigurationError("\(name) needs a value (see --help)") }
+                defer { index += 1 }
+                return arguments[index]
+            }
+            switch name {
+            case "-h", "--help": return (command, .help)
+            case "--version": return (command, .version)
+            case "--check-config":
+                guard inline == nil else { throw ConfigurationError("--check-config takes no value") }
+                command.checkConfig = true
+            case "--config": command.config = try value()
+            case "--listen": command.listen = try value()
+            case "--target": command.targets.append(try value())
+            case "--netns": command.namespace = try value()
+            case "--validate": command.validate = try value()
+            default:
+                throw ConfigurationError(argument.hasPrefix("-") ? "unknown option '\(name)' (see --help)"
+                                         : "unexpected argument '\(argument)' (see --help)")
+            }
         }
-        // `--help` and `-h` parse as argument-parser's own help command, whose
-        // run prints the help (as a "clean exit" error): exit 0 with it.
-        guard let command = parsed as? ReachExporter else {
-            var other = parsed
-            do { try other.run() } catch { exit(withError: error) }
-            exit()
+        return (command, .run)
+    }
+
+    static func main() async {
+        let command: ReachExporter
+        do {
+            let request: Request
+            (command, request) = try parse(Array(CommandLine.arguments.dropFirst()))
+            switch request {
+            case .help: print(help, terminator: ""); exit(0)
+            case .version: print(version); exit(0)
+            case .run: break
+            }
+        } catch {
+            fail(error.description, status: 2)
         }
         let configuration: ExporterConfiguration
         do {
@@ -73,6 +118,15 @@ struct ReachExporter: AsyncParsableCommand {
             if let validation = configuration.validation { print("validation \(validation)") }
             if let resolveTimeout = configuration.resolveTimeout { print("resolve_timeout \(resolveTimeout)") }
             if !configuration.modemManager { print("modemmanager false") }
+            if !configuration.remoteWrites.isEmpty {
+                print("push_interval \(seconds(configuration.pushInterval))")
+                if !configuration.externalLabels.isEmpty {
+                    print("external_labels \(configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: " "))")
+                }
+            }
+            for remote in configuration.remoteWrites {
+                print("remote_write \(remote.name) \(remote.url)")
+            }
             for uplink in configuration.uplinks {
                 print("uplink \(uplink.interface) hosts \(uplink.hosts.map(\.description).joined(separator: " ")) "
                       + "method \(uplink.method) interval \(uplink.interval)")
@@ -105,6 +159,7 @@ struct ReachExporter: AsyncParsableCommand {
             configuration.validation = try parsed("--validate", validate) { () throws(ReachabilityError) in try Validation(parsing: validate) }
         }
         try configuration.finish()
+        try RemotePush.check(configuration)
         return configuration
     }
 
@@ -122,9 +177,16 @@ struct ReachExporter: AsyncParsableCommand {
             try? await group.shutdownGracefully()
             throw ListenError(description: "cannot listen on \(configuration.listen): \(error)")
         }
+        var running: [any Service] = [server, SystemdService(notifier: SystemdNotifier(), exporter: exporter, logger: logger)]
+        if !configuration.remoteWrites.isEmpty {
+            let push = RemotePush(configuration: configuration, metrics: exporter.metrics, group: group, version: version,
+                                  logger: logger, render: { exporter.scrape() })
+            exporter.attach(push)
+            running += push.services
+        }
         try exporter.start()
         let services = ServiceGroup(
-            services: [server, SystemdService(notifier: SystemdNotifier(), exporter: exporter, logger: logger)],
+            services: running,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         do {

@@ -1,0 +1,295 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one remote write request came to.
+enum PushOutcome: Equatable {
+    /// 2xx.
+    case accepted
+    /// Any other answer: its status and the start of its body (the receiver's reason).
+    case answered(HTTPResponseStatus, reason: String)
+    /// No answer: no connection, TLS refused, no answer in time, closed.
+    case failed(PushFailure)
+}
+
+struct PushFailure: Error, Equatable, CustomStringConvertible {
+    enum Kind: Equatable { case connect, tls, timeout, closed }
+    var kind: Kind
+    var description: String
+}
+
+/// One receiver's HTTP/1.1 connection (swift-nio, with swift-nio-ssl for
+/// https): POSTs one request at a time and keeps the connection for the
+/// next, as Prometheus' own client does (a TLS handshake every 15 s would
+/// cost an LTE uplink more than the samples). Used by one task only.
+final class RemoteWriteClient {
+    let configuration: RemoteWriteConfiguration
+    private let group: any EventLoopGroup
+    private let tlsContext: NIOSSLContext?
+    private let userAgent: String
+    private var channel: (any Channel)?
+
+    init(configuration: RemoteWriteConfiguration, group: any EventLoopGroup, userAgent: String) throws(ConfigurationError) {
+        self.configuration = configuration
+        self.group = group
+        self.userAgent = userAgent
+        tlsContext = try Self.tlsContext(configuration)
+    }
+
+    /// The TLS context of an https URL (nil for http): its CA, client
+    /// certificate and key read now, so that a missing or bad file is a
+    /// configuration error at start.
+    static func tlsContext(_ configuration: RemoteWriteConfiguration) throws(ConfigurationError) -> NIOSSLContext? {
+        guard configuration.url.secure else { return nil }
+        let tls = configuration.tls
+        let path = "remote_write \(configuration.name): tls_config"
+        var settings = TLSConfiguration.makeClientConfiguration()
+        do {
+            if let ca = tls.caFile {
+                let roots = try NIOSSLCertificate.fromPEMFile(ca)
+                guard !roots.isEmpty else { throw ConfigurationError("\(path).ca_file \(ca): no certificate in it") }
+                settings.trustRoots = .certificates(roots)
+            }
+            if let cert = tls.certFile, let key = tls.keyFile {
+                settings.certificateChain = try NIOSSLCertificate.fromPEMFile(cert).map { .certificate($0) }
+                settings.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
+            }
+            if tls.insecureSkipVerify { settings.certificateVerification = .none }
+            return try NIOSSLContext(configuration: settings)
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("\(path): \(error) (reading \([tls.caFile, tls.certFile, tls.keyFile].compactMap { $0 }.joined(separator: ", ")))")
+        }
+    }
+
+    /// POSTs `body` (a snappy-compressed WriteRequest) and waits for the
+    /// answer, `remote_timeout` at most. A kept connection that turns out to
+    /// be closed (the receiver let it idle out) is replaced once at no cost.
+    func post(_ body: [UInt8]) async -> PushOutcome {
+        let reused = channel != nil
+        let outcome = await attempt(body)
+        if reused, case .failed(let failure) = outcome, failure.kind == .closed {
+            return await attempt(body)
+        }
+        return outcome
+    }
+
+    /// Closes the connection (at shutdown, or after an answer that asked for it).
+    func close() {
+        channel?.close(promise: nil)
+        channel = nil
+    }
+
+    private func attempt(_ body: [UInt8]) async -> PushOutcome {
+        let channel: any Channel
+        do {
+            channel = try await connection()
+        } catch let failure as PushFailure {
+            return .failed(failure)
+        } catch {
+            return .failed(PushFailure(kind: .connect, description: "cannot connect to \(configuration.url.authority): \(error)"))
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: configuration.url.authority)
+        headers.add(name: "User-Agent", value: userAgent)
+        headers.add(name: "Content-Type", value: "application/x-protobuf")
+        headers.add(name: "Content-Encoding", value: "snappy")
+        headers.add(name: "X-Prometheus-Remote-Write-Version", value: "0.1.0")
+        headers.add(name: "Content-Length", value: String(body.count))
+        switch configuration.authorization {
+        case let .basic(username, password)?:
+            headers.add(name: "Authorization", value: "Basic " + base64(Array("\(username):\(secret(password))".utf8)))
+        case let .bearer(token)?:
+            headers.add(name: "Authorization", value: "Bearer \(secret(token))")
+        case nil:
+            break
+        }
+        for header in configuration.headers { headers.add(name: header.name, value: header.value) }
+        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: configuration.url.path, headers: headers)
+        let answer = channel.eventLoop.makePromise(of: PushAnswer.self)
+        let timeout = configuration.remoteTimeout
+        let authority = configuration.url.authority
+        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds(timeout))) {
+            answer.fail(PushFailure(kind: .timeout, description: "no answer from \(authority) within \(seconds(timeout))"))
+            channel.close(promise: nil)
+        }
+        channel.writeAndFlush(PushRequest(head: head, body: ByteBuffer(bytes: body), answer: answer), promise: nil)
+        do {
+            let response = try await withTaskCancellationHandler {
+                try await answer.futureResult.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
+            deadline.cancel()
+            if !response.keepAlive { close() }
+            return (200 ..< 300).contains(response.status.code) ? .accepted : .answered(response.status, reason: response.reason)
+        } catch {
+            deadline.cancel()
+            close()
+            if let failure = error as? PushFailure { return .failed(failure) }
+            return .failed(Self.failure(error, authority: configuration.url.authority))
+        }
+    }
+
+    /// The open connection, or a new one (TCP, then TLS for https: a
+    /// handshake failure shows in the request's answer).
+    private func connection() async throws -> any Channel {
+        if let channel, channel.isActive { return channel }
+        channel = nil
+        let tlsContext = self.tlsContext
+        let url = configuration.url
+        let serverName = configuration.tls.serverName ?? (isIPAddress(url.host) ? nil : url.host)
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(.nanoseconds(nanoseconds(configuration.remoteTimeout)))
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                do {
+                    if let tlsContext {
+                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tlsContext, serverHostname: serverName))
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(PushHandler())
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+        do {
+            let channel = try await bootstrap.connect(host: url.host, port: url.port).get()
+            self.channel = channel
+            return channel
+        } catch {
+            throw PushFailure(kind: .connect, description: "cannot connect to \(url.authority): \(error)")
+        }
+    }
+
+    /// A failure's words: TLS errors say so (the certificate's problem is in
+    /// BoringSSL's reason: CERTIFICATE_VERIFY_FAILED).
+    static func failure(_ error: any Error, authority: String) -> PushFailure {
+        if error is NIOSSLError || error is BoringSSLError {
+            return PushFailure(kind: .tls, description: "TLS handshake with \(authority) failed: \(error)")
+        }
+        if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .eof || error == .alreadyClosed {
+            return PushFailure(kind: .closed, description: "\(authority) closed the connection")
+        }
+        return PushFailure(kind: .closed, description: "\(authority): \(error)")
+    }
+
+    /// A password or token, read from its file at each request (a rotated file is picked up).
+    private func secret(_ secret: RemoteWriteConfiguration.Secret) -> String {
+        switch secret {
+        case let .inline(text): return text
+        case let .file(path): return (try? readSecret(path)) ?? ""
+        }
+    }
+}
+
+/// A file's secret: its text without the final newline.
+func readSecret(_ path: String) throws(ConfigurationError) -> String {
+    var text = try ReachExporter.read(path)
+    while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+    return text
+}
+
+/// A request and where its answer goes.
+struct PushRequest: Sendable {
+    var head: HTTPRequestHead
+    var body: ByteBuffer
+    var answer: EventLoopPromise<PushAnswer>
+}
+
+struct PushAnswer: Sendable {
+    var status: HTTPResponseStatus
+    /// The body's first 512 bytes, as text on one line.
+    var reason: String
+    var keepAlive: Bool
+}
+
+/// Writes a `PushRequest` as HTTP/1.1 and completes its promise with the
+/// answer; an error or the connection's end fails it.
+final class PushHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = PushRequest
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private var waiting: EventLoopPromise<PushAnswer>?
+    private var head: HTTPResponseHead?
+    private var body: [UInt8] = []
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let request = unwrapOutboundIn(data)
+        waiting = request.answer
+        context.write(wrapOutboundOut(.head(request.head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(request.body))), promise: nil)
+        context.write(wrapOutboundOut(.end(nil)), promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(head):
+            self.head = head
+            body.removeAll(keepingCapacity: true)
+        case var .body(buffer):
+            let room = 512 - body.count
+            if room > 0, let bytes = buffer.readBytes(length: min(room, buffer.readableBytes)) { body += bytes }
+        case .end:
+            guard let head, let waiting else { return }
+            self.waiting = nil
+            self.head = nil
+            let text = String(decoding: body, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " ")
+            waiting.succeed(PushAnswer(status: head.status, reason: text, keepAlive: head.isKeepAlive))
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let failure = RemoteWriteClient.failure(error, authority: "\(context.remoteAddress.map { "\($0)" } ?? "the receiver")")
+        waiting?.fail(failure)
+        waiting = nil
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        waiting?.fail(PushFailure(kind: .closed, description: "the receiver closed the connection before answering"))
+        waiting = nil
+        context.fireChannelInactive()
+    }
+}
+
+/// Whether `host` is an IPv4 or IPv6 address literal (no SNI for those).
+func isIPAddress(_ host: String) -> Bool {
+    var v4 = in_addr(), v6 = in6_addr()
+    return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+}
+
+func nanoseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+}
+
+/// `1.5s`, `30s`, `200ms`: a duration as the configuration writes it.
+func seconds(_ duration: Duration) -> String {
+    let ms = nanoseconds(duration) / 1_000_000
+    return ms % 1000 == 0 ? "\(ms / 1000)s" : "\(ms)ms"
+}
+
+/// RFC 4648 base64, for basic authentication.
+func base64(_ bytes: [UInt8]) -> String {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    var output: [UInt8] = []
+    var index = 0
+    while index < bytes.count {
+        let chunk = bytes[index ..< min(index + 3, bytes.count)]
+        let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * UInt32($1.offset)) }
+        for position in 0 ..< 4 {
+            output.append(position <= chunk.count ? alphabet[Int(value >> (18 - 6 * UInt32(position)) & 63)] : UInt8(ascii: "="))
+        }
+        index += 3
+    }
+    return String(decoding: output, as: UTF8.self)
+}

@@ -1,0 +1,309 @@
+import Logging
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Push (`remote_write`): every `push_interval` the exporter's series, as
+/// /metrics renders them, are sampled into each receiver's queue; each
+/// receiver's writer sends its queue oldest first and waits for the answer
+/// before the next request, so that a series' samples arrive in order.
+///
+/// - 2xx: sent. 5xx, 429 (unless `retry_on_http_429: false`), no connection,
+///   TLS refused, no answer in time: the same samples again, after a backoff
+///   that doubles from `min_backoff` to `max_backoff`, with jitter (a fleet
+///   that lost its centre does not come back in step). Any other 4xx: the
+///   receiver will never take them (a bad sample, a wrong password): dropped
+///   and counted (`rejected`), as Prometheus does.
+/// - The queue is in memory, bounded by `capacity` (the oldest dropped,
+///   `queue_full`) and `sample_age_limit` (`too_old`). It does not survive a
+///   restart: writing every sample to a gateway's flash would wear it for
+///   the sake of the rare restart during an outage ("Pushing through NAT").
+final class RemotePush: Sendable {
+    let writers: [RemoteWriter]
+    private let interval: Duration
+    private let table: SharedSeriesTable
+    private let metrics: ExporterMetrics
+    private let render: @Sendable () -> (state: ByteBuffer, counters: ByteBuffer)
+
+    init(configuration: ExporterConfiguration, metrics: ExporterMetrics, group: any EventLoopGroup, version: String,
+         logger: Logger, render: @escaping @Sendable () -> (state: ByteBuffer, counters: ByteBuffer)) {
+        interval = configuration.pushInterval
+        table = SharedSeriesTable(SeriesTable(externalLabels: configuration.externalLabels))
+        self.metrics = metrics
+        self.render = render
+        var writers: [RemoteWriter] = []
+        for remote in configuration.remoteWrites {
+            writers.append(RemoteWriter(configuration: remote, table: table, metrics: metrics, group: group,
+                                            userAgent: "reach-exporter/\(version)", logger: logger))
+        }
+        self.writers = writers
+    }
+
+    /// Samples every series into every queue, now: the exposition is read
+    /// after the push's own gauges are brought up to date.
+    func sample() {
+        for writer in writers { writer.refreshGauges() }
+        let (state, counters) = render()
+        var exposition = Array(state.readableBytesView)
+        exposition += counters.readableBytesView
+        let samples = table.table.withLock { $0.samples(of: exposition) }
+        let timestamp = Int64(ExporterMetrics.unixSeconds() * 1000)
+        for writer in writers { writer.enqueue(samples, at: timestamp) }
+    }
+
+    /// Checks what a receiver needs from files (its TLS files, its password
+    /// or token file) as the configuration is read: a missing one is a
+    /// configuration error (exit 2), found before anything starts.
+    static func check(_ configuration: ExporterConfiguration) throws(ConfigurationError) {
+        for remote in configuration.remoteWrites {
+            _ = try RemoteWriteClient.tlsContext(remote)
+            switch remote.authorization {
+            case let .basic(_, .file(path))?, let .bearer(.file(path))?:
+                do { _ = try readSecret(path) } catch { throw ConfigurationError("remote_write \(remote.name): \(error)") }
+            default:
+                break
+            }
+        }
+    }
+
+    var services: [any Service] { [Sampler(push: self)] + writers.map { $0 as any Service } }
+
+    /// Samples at each `push_interval`, on a steady clock (no drift, no burst after a stall).
+    private struct Sampler: Service {
+        let push: RemotePush
+        func run() async throws {
+            try await cancelWhenGracefulShutdown {
+                let clock = ContinuousClock()
+                var next = clock.now
+                while !Task.isCancelled {
+                    push.sample()
+                    next = next.advanced(by: push.interval)
+                    if next < clock.now { next = clock.now.advanced(by: push.interval) }
+                    try await Task.sleep(until: next, clock: clock)
+                }
+            }
+        }
+    }
+}
+
+/// The series numbers and labels, shared by the sampler and every writer.
+final class SharedSeriesTable: Sendable {
+    let table: Mutex<SeriesTable>
+    init(_ table: SeriesTable) { self.table = Mutex(table) }
+}
+
+/// One receiver: its queue, its sending loop, its series and log lines.
+final class RemoteWriter: Service, Sendable {
+    let configuration: RemoteWriteConfiguration
+    private let table: SharedSeriesTable
+    private let group: any EventLoopGroup
+    private let userAgent: String
+    private let logger: Logger
+    private let series: Series
+    private let state: Mutex<State>
+    private let wake: AsyncStream<Void>
+    private let wakeContinuation: AsyncStream<Void>.Continuation
+
+    private struct State {
+        var queue: SampleQueue
+        var sent: UInt64 = 0
+        var retried: UInt64 = 0
+        var dropped: UInt64 = 0
+        var lastError: String?
+        var lastSuccess: Double?
+    }
+
+    /// The `reach_remote_write_*` series of this receiver (label `remote`).
+    private struct Series {
+        let sent, retried, bytes: Counter
+        let dropped: [DropReason: Counter]
+        let requests: [RequestResult: Counter]
+        let pending, lag, lastSuccess: Gauge
+    }
+
+    enum DropReason: String, CaseIterable { case rejected, queueFull = "queue_full", tooOld = "too_old" }
+    enum RequestResult: String, CaseIterable { case success, rejected, retried, error }
+
+    init(configuration: RemoteWriteConfiguration, table: SharedSeriesTable, metrics: ExporterMetrics,
+         group: any EventLoopGroup, userAgent: String, logger: Logger) {
+        self.configuration = configuration
+        self.table = table
+        self.group = group
+        self.userAgent = userAgent
+        self.logger = logger
+        state = Mutex(State(queue: SampleQueue(capacity: configuration.queue.capacity)))
+        (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let registry = metrics.counters
+        let remote = ("remote", configuration.name)
+        func counter(_ name: String, _ labels: [(String, String)], _ help: String) -> Counter {
+            registry.makeCounter(descriptor: ExporterMetrics.descriptor(name, help), labels: [remote] + labels)
+        }
+        func gauge(_ name: String, _ help: String) -> Gauge {
+            registry.makeGauge(descriptor: ExporterMetrics.descriptor(name, help), labels: [remote])
+        }
+        series = Series(
+            sent: counter("reach_remote_write_samples_sent_total", [], "Samples the receiver accepted (2xx)."),
+            retried: counter("reach_remote_write_samples_retried_total", [], "Samples sent again after a 5xx, 429 or no answer."),
+            bytes: counter("reach_remote_write_bytes_sent_total", [], "Compressed request bodies written, retries included."),
+            dropped: Dictionary(uniqueKeysWithValues: DropReason.allCases.map { reason in
+                (reason, counter("reach_remote_write_samples_dropped_total", [("reason", reason.rawValue)],
+                                 "Samples never sent: rejected (a 4xx answer), queue_full, too_old (sample_age_limit)."))
+            }),
+            requests: Dictionary(uniqueKeysWithValues: RequestResult.allCases.map { result in
+                (result, counter("reach_remote_write_requests_total", [("result", result.rawValue)],
+                                 "Requests by outcome: success (2xx), rejected (other 4xx), retried (5xx, 429), error (no answer)."))
+            }),
+            pending: gauge("reach_remote_write_samples_pending", "Samples waiting to be sent."),
+            lag: gauge("reach_remote_write_lag_seconds", "Age of the oldest sample waiting (0 when none)."),
+            lastSuccess: gauge("reach_remote_write_last_success_timestamp_seconds", "When the receiver last accepted a request (Unix time; 0: never).")
+        )
+    }
+
+    /// Adds a round of samples and wakes the sending loop.
+    func enqueue(_ samples: [(series: UInt32, value: Double)], at timestamp: Int64) {
+        let dropped = state.withLock { state in
+            let full = state.queue.append(samples, at: timestamp)
+            state.dropped += UInt64(full)
+            return full
+        }
+        if dropped > 0 { series.dropped[.queueFull]?.increment(by: Int64(dropped)) }
+        wakeContinuation.yield()
+    }
+
+    /// Sets the pending and lag gauges (before a sampling round and at each scrape).
+    func refreshGauges() {
+        let status = self.status()
+        series.pending.set(to: Double(status.pending))
+        series.lag.set(to: status.lagSeconds)
+    }
+
+    func status() -> RemoteWriteStatus {
+        let now = ExporterMetrics.unixSeconds()
+        return state.withLock { state in
+            RemoteWriteStatus(name: configuration.name, url: configuration.url.description, pending: state.queue.count,
+                              lagSeconds: state.queue.oldestTimestamp.map { max(0, now - Double($0) / 1000) } ?? 0,
+                              sent: state.sent, retried: state.retried, dropped: state.dropped,
+                              lastError: state.lastError, lastSuccess: state.lastSuccess)
+        }
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            let client: RemoteWriteClient
+            do {
+                client = try RemoteWriteClient(configuration: self.configuration, group: self.group, userAgent: self.userAgent)
+            } catch {
+                self.logger.error("remote_write \(self.configuration.name): \(error)")
+                return
+            }
+            defer { client.close() }
+            var backoff = Duration.zero
+            var wakes = self.wake.makeAsyncIterator()
+            while !Task.isCancelled {
+                guard let batch = self.nextBatch() else {
+                    if await wakes.next() == nil { return }
+                    continue
+                }
+                let body = Snappy.compress(batch.message)
+                self.series.bytes.increment(by: Int64(body.count))
+                let outcome = await client.post(body)
+                guard !Task.isCancelled else { return }
+                if self.settle(batch.count, outcome) {
+                    backoff = .zero
+                } else {
+                    let q = self.configuration.queue
+                    backoff = backoff == .zero ? q.minBackoff : min(backoff * 2, q.maxBackoff)
+                    // Jitter: somewhere in the second half of the backoff.
+                    let wait = backoff / 2 + backoff / 2 * Double.random(in: 0 ... 1)
+                    try? await Task.sleep(for: wait)
+                }
+            }
+        }
+    }
+
+    /// The oldest samples (up to max_samples_per_send) as a WriteRequest,
+    /// each series once with its samples in time order; samples past
+    /// sample_age_limit are dropped first. nil when none wait.
+    private func nextBatch() -> (message: [UInt8], count: Int)? {
+        let limit = Int64((ExporterMetrics.unixSeconds() - Double(nanoseconds(configuration.queue.sampleAgeLimit)) / 1e9) * 1000)
+        let (samples, tooOld) = state.withLock { state -> ([SampleQueue.Sample], Int) in
+            let tooOld = state.queue.removeOlder(than: limit)
+            state.dropped += UInt64(tooOld)
+            return (state.queue.first(configuration.queue.maxSamplesPerSend), tooOld)
+        }
+        if tooOld > 0 { series.dropped[.tooOld]?.increment(by: Int64(tooOld)) }
+        guard !samples.isEmpty else { return nil }
+        var order: [UInt32] = []
+        var bySeries: [UInt32: [(timestamp: Int64, value: Double)]] = [:]
+        for sample in samples {
+            if bySeries[sample.series] == nil { order.append(sample.series) }
+            bySeries[sample.series, default: []].append((sample.timestamp, sample.value))
+        }
+        let message = table.table.withLock { table in
+            WriteRequest.encode(order.map { (table.encodedLabels[Int($0)], bySeries[$0]![...]) })
+        }
+        return (message, samples.count)
+    }
+
+    /// Applies an outcome to the queue, the series and the log; true when
+    /// the samples left the queue (sent, or dropped for good).
+    private func settle(_ count: Int, _ outcome: PushOutcome) -> Bool {
+        let name = configuration.name
+        let retry429 = configuration.queue.retryOnHTTP429
+        let (result, message): (RequestResult, String?)
+        switch outcome {
+        case .accepted:
+            (result, message) = (.success, nil)
+        case let .answered(status, reason) where status.code >= 500 || (status.code == 429 && retry429):
+            (result, message) = (.retried, "HTTP \(status.code) \(status.reasonPhrase)\(reason.isEmpty ? "" : ": \(reason)"); retrying with backoff")
+        case let .answered(status, reason):
+            let hint = status.code == 401 || status.code == 403 ? ": check basic_auth or bearer_token" : ""
+            (result, message) = (.rejected, "HTTP \(status.code) \(status.reasonPhrase)\(reason.isEmpty ? "" : ": \(reason)"): \(count) samples dropped (rejected)\(hint)")
+        case let .failed(failure):
+            (result, message) = (.error, "\(failure.description); retrying with backoff")
+        }
+        series.requests[result]?.increment()
+        let now = ExporterMetrics.unixSeconds()
+        let (previous, waiting) = state.withLock { state -> (String?, Int) in
+            let previous = state.lastError
+            switch result {
+            case .success:
+                state.queue.removeFirst(count)
+                state.sent += UInt64(count)
+                state.lastSuccess = now
+            case .rejected:
+                state.queue.removeFirst(count)
+                state.dropped += UInt64(count)
+            case .retried, .error:
+                state.retried += UInt64(count)
+            }
+            state.lastError = message
+            return (previous, state.queue.count)
+        }
+        switch result {
+        case .success:
+            series.sent.increment(by: Int64(count))
+            series.lastSuccess.set(to: now)
+            if previous != nil { logger.notice("remote_write \(name): sending again (\(waiting) samples waiting)") }
+        case .rejected:
+            series.dropped[.rejected]?.increment(by: Int64(count))
+        case .retried, .error:
+            series.retried.increment(by: Int64(count))
+        }
+        // One line per change of condition (a new kind of failure), not per retry.
+        if let message, Self.condition(message) != previous.map(Self.condition) {
+            logger.notice("remote_write \(name): \(message)")
+        }
+        return result == .success || result == .rejected
+    }
+
+    /// A message without its counts: what makes two failures the same condition.
+    private static func condition(_ message: String) -> String {
+        String(message.filter { !$0.isNumber })
+    }
+}
