@@ -15,7 +15,7 @@ import time
 
 parser = argparse.ArgumentParser()
 for name in ("work", "n", "duration", "mode", "flaps", "push-interval", "rss-before", "exporter", "command",
-             "series-without-gateway"):
+             "series-without-gateway", "sigterm"):
     parser.add_argument("--" + name, required=True)
 args = parser.parse_args()
 work = args.work
@@ -207,6 +207,7 @@ if push:
           f"{sum(pending_end.values()):.0f} (median {statistics.median(pending_end.values()):.0f})")
     print(f"- receiver answers 4xx/5xx to /api/v1/write since start: {write_errors:.0f}")
 print(f"- gateways in Prometheus: {len(series)} of {n}; series without a gateway label: {args.series_without_gateway}")
+print(f"- exporters gone within 10 s of SIGTERM at the end (an orderly stop): {args.sigterm}")
 flapped = [f"{gw} {changes.get(gw, 0):.0f}" for gw in gateways[:int(args.flaps)]]
 steady = [changes.get(gw, 0) for gw in gateways[int(args.flaps):]]
 print(f"- uplink score changes in the last 10 min: flapping gateways {', '.join(flapped) or '-'}; "

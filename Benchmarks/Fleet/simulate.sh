@@ -48,10 +48,21 @@ centre=$prefix-c
 work=$(mktemp -d /tmp/rfs-fleet.XXXXXX)
 pids=()
 namespaces=()
+# SIGTERM first; whatever still runs 20 s later is killed (by pid), and said.
 cleanup() {
-    local status=$?
+    local status=$? pid left=() waited=0
     trap - EXIT INT TERM
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    while (( waited < 200 )); do
+        left=()
+        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && left+=("$pid"); done
+        (( ${#left[@]} )) || break
+        sleep 0.1; waited=$(( waited + 1 ))
+    done
+    if (( ${#left[@]} )); then
+        log "${#left[@]} processes still running 20 s after SIGTERM (pids ${left[*]:0:5} …): SIGKILL"
+        for pid in "${left[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    fi
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
     rm -rf "$work"
@@ -297,9 +308,18 @@ log "window done; querying Prometheus"
 prom_query 'count by (gateway) ({gateway=~".+"})' > "$work/series.json"
 prom_query 'sum by (gateway) (changes(reach_uplink_score[10m]))' > "$work/changes.json"
 unknown=$(prom_value 'count({__name__=~".+", gateway!~"gw[0-9]+"})')
+# An orderly stop: SIGTERM to every exporter (the receiver still up); how many are gone 10 s later.
+for i in $(seq "$n"); do kill "${exporter_pid[$i]}" 2>/dev/null || true; done
+for _ in $(seq 100); do
+    running=0
+    for i in $(seq "$n"); do kill -0 "${exporter_pid[$i]}" 2>/dev/null && running=$(( running + 1 )); done
+    (( running == 0 )) && break
+    sleep 0.1
+done
+log "SIGTERM: $(( n - running )) of $n exporters exited within 10 s"
 
 python3 "$here/report.py" --work "$work" --n "$n" --duration "$duration" --mode "$push" \
     --flaps "$flaps" --push-interval "$push_interval" --rss-before "$prometheus_rss_before" \
     --exporter "$exporter" --command "${FLEET_SIM_COMMAND:-Benchmarks/Fleet/simulate.sh $*}" \
-    --series-without-gateway "$unknown"
+    --series-without-gateway "$unknown" --sigterm "$(( n - running )) of $n"
 log "done; removing namespaces"
