@@ -194,14 +194,22 @@ test-kernel: static
 # The fleet (Running a fleet; the exporter is its own package, Exporter/):
 # reach-exporter against a real Prometheus.
 # setup-fleet installs Debian's prometheus (with promtool), curl and
-# systemd-analyze; test-fleet checks the rules (promtool check/test rules),
+# systemd-analyze, and what the remote write tests build their NAT and
+# receiver with: nftables (the router's masquerade and the cut), apache2-utils
+# (htpasswd: the bcrypt hash of Prometheus' basic auth) and openssl (a test
+# CA); test-fleet checks the rules (promtool check/test rules),
 # the example Prometheus config and the systemd unit, then runs the exporter
 # tests with Prometheus required: two exporters watching two namespaces,
-# scraped every second, one uplink flapped (root).
-FLEET_PACKAGES := prometheus curl systemd
+# scraped every second, one uplink flapped; then RemoteWriteTests: a gateway
+# behind a NAT router pushing to Prometheus over TLS with basic auth, a
+# two-minute cut (about 2.5 of the run's minutes), receivers that answer 500,
+# 400, 401 or an unverifiable certificate, and every query of the Grafana
+# dashboard (Exporter/dist/grafana) against what was pushed (root).
+FLEET_PACKAGES := prometheus curl systemd nftables apache2-utils openssl
 setup-fleet: setup
 	@if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null || ! command -v curl >/dev/null || \
-			! command -v systemd-analyze >/dev/null; then \
+			! command -v systemd-analyze >/dev/null || ! PATH="$$PATH:/usr/sbin:/sbin" command -v nft >/dev/null || \
+			! command -v htpasswd >/dev/null || ! command -v openssl >/dev/null; then \
 		echo "make: installing $(FLEET_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 			--no-install-recommends $(FLEET_PACKAGES) >/dev/null; \
@@ -214,7 +222,7 @@ test-fleet: setup-fleet
 	cd Exporter && $(SWIFT) test --skip-build --disable-swift-testing
 	$(SWIFT) build --build-tests
 	REACH_EXPORTER_BINARY=$(EXPORTER_BIN)/reach-exporter REACH_REQUIRE_EXPORTER=1 REACH_REQUIRE_PROMETHEUS=1 \
-		$(SWIFT) test --skip-build --disable-swift-testing --filter ExporterTests
+		$(SWIFT) test --skip-build --disable-swift-testing --filter 'ExporterTests|RemoteWriteTests'
 
 # The README's walk-through, for real: two gateways in namespaces, their
 # exporters, Prometheus with the alert rules; a cable is pulled and the

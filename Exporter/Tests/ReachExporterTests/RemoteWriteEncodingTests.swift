@@ -210,3 +210,12 @@ final class RemoteWriteEncodingTests: XCTestCase {
         XCTAssertEqual(base64([]), "")
     }
 }
+
+final class RemoteWriteMessageTests: XCTestCase {
+    func testBoringSSLErrorsLoseTheirBuildPaths() {
+        let text = "handshakeFailed(NIOSSL.BoringSSLError.sslError([Error: 268435581 error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at /work/x/.build/checkouts/swift-nio-ssl/Sources/CNIOBoringSSL/ssl/handshake.cc:320]))"
+        XCTAssertEqual(withoutSourcePaths(text),
+                       "handshakeFailed(NIOSSL.BoringSSLError.sslError([Error: 268435581 error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED]))")
+        XCTAssertEqual(withoutSourcePaths("no path here"), "no path here")
+    }
+}

@@ -2,6 +2,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -119,7 +121,9 @@ final class RemoteWriteClient {
             answer.fail(PushFailure(kind: .timeout, description: "no answer from \(authority) within \(seconds(timeout))"))
             channel.close(promise: nil)
         }
-        channel.writeAndFlush(PushRequest(head: head, body: ByteBuffer(bytes: body), answer: answer), promise: nil)
+        channel.writeAndFlush(PushRequest(head: head, body: ByteBuffer(bytes: body), answer: answer)).whenFailure { error in
+            answer.fail(PushFailure(kind: .closed, description: "\(authority) closed the connection: \(error)"))
+        }
         do {
             let response = try await withTaskCancellationHandler {
                 try await answer.futureResult.get()
@@ -145,35 +149,56 @@ final class RemoteWriteClient {
         let tlsContext = self.tlsContext
         let url = configuration.url
         let serverName = configuration.tls.serverName ?? (isIPAddress(url.host) ? nil : url.host)
+        let handshake = HandshakeBox()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.nanoseconds(nanoseconds(configuration.remoteTimeout)))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 do {
+                    // https: ready once the handshake is done (PushHandler
+                    // sees TLS's event), so that a certificate refused is
+                    // told as such, not as a closed connection.
+                    let ready = tlsContext == nil ? nil : channel.eventLoop.makePromise(of: Void.self)
+                    handshake.future.withLock { $0 = ready?.futureResult }
                     if let tlsContext {
                         try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tlsContext, serverHostname: serverName))
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(PushHandler())
+                    try channel.pipeline.syncOperations.addHandler(PushHandler(ready: ready))
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
                 }
             }
+        let channel: any Channel
         do {
-            let channel = try await bootstrap.connect(host: url.host, port: url.port).get()
-            self.channel = channel
-            return channel
+            channel = try await bootstrap.connect(host: url.host, port: url.port).get()
         } catch {
             throw PushFailure(kind: .connect, description: "cannot connect to \(url.authority): \(error)")
         }
+        if tlsContext != nil {
+            let timeout = configuration.remoteTimeout
+            let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds(timeout))) { channel.close(promise: nil) }
+            defer { deadline.cancel() }
+            do {
+                // (The future, not the handler: a refused handshake closes the
+                // channel and empties its pipeline, maybe before this looks.)
+                try await (handshake.future.withLock { $0 } ?? channel.eventLoop.makeSucceededVoidFuture()).get()
+            } catch {
+                channel.close(promise: nil)
+                if let failure = error as? PushFailure { throw failure }
+                throw Self.failure(error, authority: url.authority)
+            }
+        }
+        self.channel = channel
+        return channel
     }
 
     /// A failure's words: TLS errors say so (the certificate's problem is in
     /// BoringSSL's reason: CERTIFICATE_VERIFY_FAILED).
     static func failure(_ error: any Error, authority: String) -> PushFailure {
         if error is NIOSSLError || error is BoringSSLError {
-            return PushFailure(kind: .tls, description: "TLS handshake with \(authority) failed: \(error)")
+            return PushFailure(kind: .tls, description: "TLS handshake with \(authority) failed: \(withoutSourcePaths("\(error)"))")
         }
         if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .eof || error == .alreadyClosed {
             return PushFailure(kind: .closed, description: "\(authority) closed the connection")
@@ -195,6 +220,11 @@ func readSecret(_ path: String) throws(ConfigurationError) -> String {
     var text = try ReachExporter.read(path)
     while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
     return text
+}
+
+/// The handshake's future, from the channel's initializer to `connection()`.
+final class HandshakeBox: Sendable {
+    let future = Mutex<EventLoopFuture<Void>?>(nil)
 }
 
 /// A request and where its answer goes.
@@ -221,6 +251,15 @@ final class PushHandler: ChannelDuplexHandler {
     private var waiting: EventLoopPromise<PushAnswer>?
     private var head: HTTPResponseHead?
     private var body: [UInt8] = []
+    /// https: completed when TLS's handshake is, failed with its error.
+    private let readyPromise: EventLoopPromise<Void>?
+
+    init(ready: EventLoopPromise<Void>?) { readyPromise = ready }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event { readyPromise?.succeed(()) }
+        context.fireUserInboundEventTriggered(event)
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
@@ -249,16 +288,36 @@ final class PushHandler: ChannelDuplexHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         let failure = RemoteWriteClient.failure(error, authority: "\(context.remoteAddress.map { "\($0)" } ?? "the receiver")")
+        readyPromise?.fail(failure)
         waiting?.fail(failure)
         waiting = nil
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        waiting?.fail(PushFailure(kind: .closed, description: "the receiver closed the connection before answering"))
+        let closed = PushFailure(kind: .closed, description: "the receiver closed the connection before answering")
+        readyPromise?.fail(closed)
+        waiting?.fail(closed)
         waiting = nil
         context.fireChannelInactive()
     }
+}
+
+/// BoringSSL's errors name the source file and line they were raised at
+/// (`... CERTIFICATE_VERIFY_FAILED at /build/.../handshake.cc:320`): the
+/// reason without the build's paths.
+func withoutSourcePaths(_ text: String) -> String {
+    var result: [Character] = []
+    var characters = Array(text)[...]
+    while let first = characters.first {
+        if characters.starts(with: " at /") {
+            characters = characters.drop { !"]),".contains($0) }
+        } else {
+            result.append(first)
+            characters = characters.dropFirst()
+        }
+    }
+    return String(result)
 }
 
 /// Whether `host` is an IPv4 or IPv6 address literal (no SNI for those).

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOHTTP1
 import Prometheus
 import ServiceLifecycle
 import Synchronization
@@ -260,10 +261,10 @@ final class RemoteWriter: Service, Sendable {
         case .accepted:
             (result, message) = (.success, nil)
         case let .answered(status, reason) where status.code >= 500 || (status.code == 429 && retry429):
-            (result, message) = (.retried, "HTTP \(status.code) \(status.reasonPhrase)\(reason.isEmpty ? "" : ": \(reason)"); retrying with backoff")
+            (result, message) = (.retried, "\(Self.describe(status, reason)); retrying with backoff")
         case let .answered(status, reason):
             let hint = status.code == 401 || status.code == 403 ? ": check basic_auth or bearer_token" : ""
-            (result, message) = (.rejected, "HTTP \(status.code) \(status.reasonPhrase)\(reason.isEmpty ? "" : ": \(reason)"): \(count) samples dropped (rejected)\(hint)")
+            (result, message) = (.rejected, "\(Self.describe(status, reason)): \(count) samples dropped (rejected)\(hint)")
         case let .failed(failure):
             (result, message) = (.error, "\(failure.description); retrying with backoff")
         }
@@ -300,6 +301,14 @@ final class RemoteWriter: Service, Sendable {
             logger.notice("remote_write \(name): \(message)")
         }
         return result == .success || result == .rejected
+    }
+
+    /// `HTTP 400 Bad Request: out of order sample`: the status, and the
+    /// receiver's reason when it says more than the status does.
+    private static func describe(_ status: HTTPResponseStatus, _ reason: String) -> String {
+        let said = reason.trimmingPrefix(" ")
+        let more = !said.isEmpty && said.lowercased() != status.reasonPhrase.lowercased()
+        return "HTTP \(status.code) \(status.reasonPhrase)\(more ? ": \(said)" : "")"
     }
 
     /// A message without its counts: what makes two failures the same condition.
