@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test test-repeat compat-surface check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo clean
+.PHONY: all help bench-instructions setup build run test test-repeat compat-surface check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
 
 all: build
 
@@ -25,6 +25,7 @@ help:
 	  "make test-install   install, run and purge the package in a booted Debian root (root, nspawn)" \
 	  "make test-fleet     the exporter (Exporter/) against a real Prometheus (root)" \
 	  "make fleet-demo     two gateways, Prometheus, an alert that fires (root, ~80 s)" \
+	  "make fleet-sim      N (120) gateways push to one Prometheus for DURATION (300) s (root; long, not in CI)" \
 	  "make test-kernel    the real-kernel lane under qemu: PPP, Wi-Fi, VRF, bond, WireGuard, GRE (root)" \
 	  "make setup-kernel   install what the kernel lane needs" \
 	  "make setup-fleet    install Prometheus, promtool, systemd-analyze, Chromium" \
@@ -232,6 +233,28 @@ test-fleet: setup-fleet
 fleet-demo: setup-fleet
 	cd Exporter && $(SWIFT) build --product reach-exporter
 	Exporter/dist/demo/fleet-demo.sh $(EXPORTER_BIN)/reach-exporter
+
+# A fleet past one machine, simulated (docs/benchmarks/fleet-simulation.md,
+# and Running a fleet's "A fleet of 100,000 gateways"): N gateways, each a
+# namespace with two uplinks and its own reach-exporter (release build, or
+# EXPORTER=PATH), push to one Prometheus in a centre namespace; measured over
+# DURATION seconds once all push: bytes per second on the uplink, samples per
+# second, active series per gateway, the receiver's CPU and RSS per gateway.
+# Root; takes DURATION plus a few minutes, and is not run by CI.
+# `make fleet-sim N=150 DURATION=600`.
+N ?= 120
+DURATION ?= 300
+EXPORTER ?=
+fleet-sim: setup-fleet
+	@command -v nft >/dev/null || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nftables >/dev/null; }
+	$(if $(EXPORTER),,cd Exporter && $(SWIFT) build -c release --product reach-exporter)
+	@mkdir -p docs/benchmarks
+	FLEET_SIM_COMMAND="make fleet-sim N=$(N) DURATION=$(DURATION)" Benchmarks/Fleet/simulate.sh \
+		$(or $(EXPORTER),$$(cd Exporter && $(SWIFT) build -c release --show-bin-path)/reach-exporter) $(N) $(DURATION) \
+		> docs/benchmarks/fleet-simulation.md.tmp || { rm -f docs/benchmarks/fleet-simulation.md.tmp; false; }
+	mv docs/benchmarks/fleet-simulation.md.tmp docs/benchmarks/fleet-simulation.md
+	cat docs/benchmarks/fleet-simulation.md
 
 # The exporter under load: 1,000 targets, 100 scrapes/s for 30 s from wrk on
 # loopback; latency percentiles and RSS before and after
