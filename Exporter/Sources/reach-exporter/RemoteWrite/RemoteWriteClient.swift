@@ -158,13 +158,21 @@ final class RemoteWriteClient {
                     // https: ready once the handshake is done (PushHandler
                     // sees TLS's event), so that a certificate refused is
                     // told as such, not as a closed connection.
-                    let ready = tlsContext == nil ? nil : channel.eventLoop.makePromise(of: Void.self)
-                    handshake.future.withLock { $0 = ready?.futureResult }
                     if let tlsContext {
                         try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tlsContext, serverHostname: serverName))
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(PushHandler(ready: ready))
+                    // The promise is PushHandler's from here on: it completes
+                    // it, or fails it when it leaves the pipeline (a connect
+                    // that timed out runs this initializer too).
+                    let ready = tlsContext == nil ? nil : channel.eventLoop.makePromise(of: Void.self)
+                    handshake.future.withLock { $0 = ready?.futureResult }
+                    do {
+                        try channel.pipeline.syncOperations.addHandler(PushHandler(ready: ready))
+                    } catch {
+                        ready?.fail(error)
+                        throw error
+                    }
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
@@ -252,12 +260,29 @@ final class PushHandler: ChannelDuplexHandler {
     private var head: HTTPResponseHead?
     private var body: [UInt8] = []
     /// https: completed when TLS's handshake is, failed with its error.
-    private let readyPromise: EventLoopPromise<Void>?
+    private var readyPromise: EventLoopPromise<Void>?
 
     init(ready: EventLoopPromise<Void>?) { readyPromise = ready }
 
+    /// Fails what still waits (each promise completed once, then forgotten).
+    private func fail(_ failure: PushFailure) {
+        readyPromise?.fail(failure)
+        readyPromise = nil
+        waiting?.fail(failure)
+        waiting = nil
+    }
+
+    /// Leaving the pipeline (the channel closed, connected or not): nothing
+    /// may be left waiting, or its promise would leak.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        fail(PushFailure(kind: .closed, description: "the connection closed before an answer"))
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? TLSUserEvent, case .handshakeCompleted = event { readyPromise?.succeed(()) }
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            readyPromise?.succeed(())
+            readyPromise = nil
+        }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -288,17 +313,12 @@ final class PushHandler: ChannelDuplexHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         let failure = RemoteWriteClient.failure(error, authority: "\(context.remoteAddress.map { "\($0)" } ?? "the receiver")")
-        readyPromise?.fail(failure)
-        waiting?.fail(failure)
-        waiting = nil
+        fail(failure)
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let closed = PushFailure(kind: .closed, description: "the receiver closed the connection before answering")
-        readyPromise?.fail(closed)
-        waiting?.fail(closed)
-        waiting = nil
+        fail(PushFailure(kind: .closed, description: "the receiver closed the connection before answering"))
         context.fireChannelInactive()
     }
 }
