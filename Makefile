@@ -133,6 +133,10 @@ static-exporter: setup
 	cd Exporter && $(SWIFT) build -c release --product reach-exporter --scratch-path .build-static $(STATIC_FLAGS)
 	strip --remove-section=.comment --remove-section=.note \
 		-o Exporter/.build-static/reach-exporter Exporter/.build-static/release/reach-exporter
+	@# The exporter links neither FoundationEssentials nor the regex engine
+	@# (_StringProcessing: String.firstRange(of:), trimmingPrefix, ...): 1 to 5 MB each.
+	@if nm Exporter/.build-static/release/reach-exporter | grep -q -e '20FoundationEssentials' -e '17_StringProcessing'; then \
+		echo "static-exporter: FoundationEssentials or _StringProcessing is linked in (nm lists which symbols)" >&2; exit 1; fi
 
 # The Debian package (Packaging/README.md): .build-deb/reach_VERSION_ARCH.deb
 # from the two static programs, their manual pages (reach's from swift-argument-parser's

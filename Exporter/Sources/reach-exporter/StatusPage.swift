@@ -261,9 +261,9 @@ struct StatusPage {
     /// A URL (or any text holding one) without user information: `https://u:p@host/` → `https://host/`.
     static func redacted(_ text: String) -> String {
         var result = Substring(text), output = ""
-        while let scheme = result.firstRange(of: "://") {
-            output += result[..<scheme.upperBound]
-            let rest = result[scheme.upperBound...]
+        while let schemeEnd = endOfScheme(in: result) {
+            output += result[..<schemeEnd]
+            let rest = result[schemeEnd...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" || $0 == " " } ?? rest.endIndex
             if let at = rest[..<authorityEnd].lastIndex(of: "@") {
                 result = rest[rest.index(after: at)...]
@@ -272,6 +272,18 @@ struct StatusPage {
             }
         }
         return output + result
+    }
+
+    /// Where the first `://` of `text` ends. (By hand: the standard
+    /// library's `firstRange(of:)` is _StringProcessing's, which would link
+    /// the regex engine into the program, about 1 MB.)
+    private static func endOfScheme(in text: Substring) -> Substring.Index? {
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index...].starts(with: "://") { return text.index(index, offsetBy: 3) }
+            index = text.index(after: index)
+        }
+        return nil
     }
 
     /// `5s`, `200ms`, `2m`, as the configuration writes them.
