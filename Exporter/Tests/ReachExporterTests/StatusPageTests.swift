@@ -11,16 +11,7 @@ final class StatusPageTests: XCTestCase {
     let hostile = Target.host("gw<script>&\"x'")
 
     func change(_ target: Target, reachable: Bool, initial: Bool) -> ReachabilityChange {
-        let link = LinkState(index: 3, name: "eth<0>", rawFlags: LinkFlags([.up, .lowerUp]).rawValue, operState: .up,
-                             hardwareType: 1, carrier: true)
-        let route = reachable
-            ? RouteLookup(verdict: .unicast, family: .v4, interfaceIndex: link.index)
-            : RouteLookup(verdict: .unreachable, family: .v4, errno: .hostUnreachable)
-        let address = AddressEvaluation(address: IPAddress("10.1.0.7")!, kernelFlags: reachable ? .reachable : [],
-                                        route: route, link: reachable ? link : nil,
-                                        kind: reachable ? .wired : nil, policy: ReachabilityPolicy(), radio: nil)
-        return ReachabilityChange(target: target, evaluation: TargetEvaluation(target: target, addresses: [address]),
-                                  previous: nil, isInitial: initial, time: MonotonicInstant(nanoseconds: 0))
+        wiredChange(target, reachable: reachable, initial: initial, interface: "eth<0>")
     }
 
     func event(_ state: UplinkState, previous: UplinkState?) -> TrackerEvent {
