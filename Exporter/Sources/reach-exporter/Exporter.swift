@@ -161,15 +161,11 @@ final class Exporter: Sendable {
             let longest = max(uplink.interval, uplink.failureInterval ?? uplink.interval,
                               uplink.recoveryInterval ?? uplink.interval)
             let bound = longest + uplink.effectiveTimeout * uplink.count + margin
-            if now &- min(last[index], now) > Self.nanoseconds(bound) { return (uplink.interface, bound) }
+            if now &- min(last[index], now) > UInt64(clamping: nanoseconds(bound)) { return (uplink.interface, bound) }
         }
         return nil
     }
 
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
-    }
 
     func stop() {
         stopping.store(true, ordering: .releasing)

@@ -119,7 +119,7 @@ struct ReachExporter {
             if let resolveTimeout = configuration.resolveTimeout { print("resolve_timeout \(resolveTimeout)") }
             if !configuration.modemManager { print("modemmanager false") }
             if !configuration.remoteWrites.isEmpty {
-                print("push_interval \(seconds(configuration.pushInterval))")
+                print("push_interval \(StatusPage.duration(configuration.pushInterval))")
                 if !configuration.externalLabels.isEmpty {
                     print("external_labels \(configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: " "))")
                 }

@@ -118,7 +118,7 @@ final class RemoteWriteClient {
         let timeout = configuration.remoteTimeout
         let authority = configuration.url.authority
         let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds(timeout))) {
-            answer.fail(PushFailure(kind: .timeout, description: "no answer from \(authority) within \(seconds(timeout))"))
+            answer.fail(PushFailure(kind: .timeout, description: "no answer from \(authority) within \(StatusPage.duration(timeout))"))
             channel.close(promise: nil)
         }
         channel.writeAndFlush(PushRequest(head: head, body: ByteBuffer(bytes: body), answer: answer)).whenFailure { error in
@@ -349,12 +349,6 @@ func isIPAddress(_ host: String) -> Bool {
 func nanoseconds(_ duration: Duration) -> Int64 {
     let (seconds, attoseconds) = duration.components
     return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
-}
-
-/// `1.5s`, `30s`, `200ms`: a duration as the configuration writes it.
-func seconds(_ duration: Duration) -> String {
-    let ms = nanoseconds(duration) / 1_000_000
-    return ms % 1000 == 0 ? "\(ms / 1000)s" : "\(ms)ms"
 }
 
 /// RFC 4648 base64, for basic authentication.

@@ -45,10 +45,9 @@ final class RemotePush: Sendable {
         self.writers = writers
     }
 
-    /// Samples every series into every queue, now: the exposition is read
-    /// after the push's own gauges are brought up to date.
+    /// Samples every series into every queue, now (`render` is the
+    /// exporter's scrape, which brings the push's own gauges up to date first).
     func sample() {
-        for writer in writers { writer.refreshGauges() }
         let (state, counters) = render()
         var exposition = Array(state.readableBytesView)
         exposition += counters.readableBytesView
