@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test test-repeat compat-surface check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
+.PHONY: all help bench-instructions setup build run test test-repeat compat-surface consumers check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
 
 all: build
 
@@ -17,6 +17,7 @@ help:
 	  "make test           the whole suite (namespace tests need root) and check-layers" \
 	  "make check-layers   ReachabilityModel imports nothing and type-checks alone" \
 	  "make compat-surface the compat API tables against the modules; their compile tests (5 and 6)" \
+	  "make consumers      packages beside Alamofire, Reachability.swift, AFNetworking (stand-ins), built and run" \
 	  "make docs           DocC for every public module, warnings are errors" \
 	  "make setup          install the system packages the build and tests need" \
 	  "make build          swift build" \
@@ -89,6 +90,17 @@ test: setup check-layers
 	$(SWIFT) test --disable-swift-testing $(IMPORT_CHECK)
 	$(SWIFT) test --skip-build --disable-xctest
 	@$(MAKE) --no-print-directory compat-surface
+	@$(MAKE) --no-print-directory consumers
+
+# Packages that depend on this one beside the libraries it re-creates
+# (Tests/Consumers/run.sh): apps shared with iOS that keep Alamofire,
+# Reachability.swift or AFNetworking for Apple's platforms, a Linux server
+# with Alamofire and our NetworkReachabilityManager in one file, and a
+# program of the front door alone, whose build must hold no compat module,
+# no test support and no program of ours. Stand-ins carry the originals'
+# package, product and target names. Each is built and run.
+consumers: setup
+	Tests/Consumers/run.sh
 
 # The compat modules against the originals' API (docs/compat-surface): every
 # table's rows and totals, every public declaration of ours in its table
@@ -483,5 +495,5 @@ footprint: setup
 	Tools/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB) $(FOOTPRINT_MINIMAL_MAX_BYTES)
 
 clean:
-	rm -rf .build .build-sanitize .build-fuzz .build-static .build-deb Exporter/.build Exporter/.build-static Benchmarks/.build Benchmarks/.results Tools/Footprint/.build \
+	rm -rf Tests/Consumers/*/.build .build .build-sanitize .build-fuzz .build-static .build-deb Exporter/.build Exporter/.build-static Benchmarks/.build Benchmarks/.results Tools/Footprint/.build \
 		Tools/Footprint/.build-minimal Tools/Footprint/.build-parser Tools/Footprint/.build-libstdc++

@@ -5,7 +5,10 @@ import PackageDescription
 let package = Package(
     name: "swift-reachability",
     products: [
-        .library(name: "Reachability", targets: ["Reachability"]),
+        // The front door: `import LinuxReachability`. Not `Reachability`, which is
+        // Reachability.swift's module (SwiftPM wants target names unique across a
+        // package graph, and ports keep that library beside this one).
+        .library(name: "LinuxReachability", targets: ["LinuxReachability"]),
         // The same library without Swift concurrency and Dispatch: for
         // firmware-sized programs that take changes through callbacks.
         .library(name: "ReachabilityCore", targets: ["ReachabilityCore"]),
@@ -18,16 +21,17 @@ let package = Package(
         // Apple's reachability APIs under their own module names, so that code
         // written for iOS compiles unchanged (README, "Porting from iOS"):
         // `import SystemConfiguration`, `import CoreTelephony`, `import Network`.
-        // And the libraries built on them, one module each, so that a port
-        // changes one import line: `import AlamofireReachability`, ...
+        // And the libraries built on them, one module each under a name of
+        // ours, so that a port changes one import line (`import Alamofire` →
+        // `import AlamofireReachability`) and the original can stay in the same
+        // package graph: no target here takes an original's target name
+        // (Alamofire, AFNetworking, Reachability). Alamofire 4.x and
+        // Reachability.swift 4.x have modules of their own, the major versions
+        // whose API a switch or an initialiser can tell apart.
         .library(name: "ReachabilityCompat", targets: [
             "SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport",
             "AppleReachability", "AFNetworkReachability", "AlamofireReachability", "ReachabilitySwift",
-            "SLReachability", "ZYNetworkAccessibity",
-            // The originals' own module names, for `import Alamofire` and
-            // `Alamofire.NetworkReachabilityManager`; and the major versions
-            // whose API a switch or an initialiser can tell apart.
-            "Alamofire", "AFNetworking", "Alamofire4", "ReachabilitySwift4",
+            "SLReachability", "ZYNetworkAccessibity", "Alamofire4", "ReachabilitySwift4",
         ]),
         // For test targets only: a simulated network (kernel facts in memory,
         // driven through the same evaluation code) and NetworkSandbox (the real
@@ -44,23 +48,23 @@ let package = Package(
     targets: [
         // libcap, found through pkg-config; `make` installs libcap-dev when it is missing.
         .systemLibrary(
-            name: "CLibcap",
-            path: "Sources/CLibcap",
+            name: "CReachabilityLibcap",
+            path: "Sources/CReachabilityLibcap",
             pkgConfig: "libcap",
             providers: [.apt(["libcap-dev"])]
         ),
         // libsystemd's sd-bus, for ReachabilityModemManager alone; `make`
         // installs libsystemd-dev when it is missing.
         .systemLibrary(
-            name: "CSDBus",
-            path: "Sources/CSDBus",
+            name: "CReachabilitySDBus",
+            path: "Sources/CReachabilitySDBus",
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
         // Syscalls and byte parsing only: netlink, sysfs, namespaces, capabilities.
         .target(
             name: "CReachability",
-            dependencies: ["CLibcap"],
+            dependencies: ["CReachabilityLibcap"],
             path: "CSupport",
             cSettings: [
                 .define("_GNU_SOURCE"),
@@ -84,12 +88,12 @@ let package = Package(
         // own thread and bus connection, read through sd-bus.
         .target(
             name: "ReachabilityModemManager",
-            dependencies: ["ReachabilityCore", "CSDBus"]
+            dependencies: ["ReachabilityCore", "CReachabilitySDBus"]
         ),
         // ReachabilityCore re-exported, plus what needs Swift concurrency or
         // Dispatch: AsyncStream changes, async lookups and probes, `.dispatch(queue)`.
         .target(
-            name: "Reachability",
+            name: "LinuxReachability",
             dependencies: ["ReachabilityCore"]
         ),
         // The compat modules (Sources/Compat): thin views over the one engine,
@@ -99,7 +103,7 @@ let package = Package(
             name: "ReachabilityCompatSupport",
             // ModemManager's facts, followed by default as iOS's frameworks
             // follow the modem (CompatEnvironment.modemManager).
-            dependencies: ["Reachability", "ReachabilityModemManager"],
+            dependencies: ["LinuxReachability", "ReachabilityModemManager"],
             path: "Sources/Compat/Support"
         ),
         .target(
@@ -126,10 +130,6 @@ let package = Package(
         .target(name: "ReachabilitySwift", dependencies: ["SystemConfiguration"], path: "Sources/Compat/ReachabilitySwift",
                 swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(name: "SLReachability", dependencies: ["SystemConfiguration", "CoreTelephony"], path: "Sources/Compat/SLReachability"),
-        // The originals' module names over the modules above (re-exports: a
-        // qualified `Alamofire.X` finds what `Alamofire` re-exports).
-        .target(name: "Alamofire", dependencies: ["AlamofireReachability"], path: "Sources/Compat/Alamofire"),
-        .target(name: "AFNetworking", dependencies: ["AFNetworkReachability"], path: "Sources/Compat/AFNetworking"),
         // Alamofire 4.x and Reachability.swift 4.x: one source of truth per
         // major version (their enums and initialisers differ where code sees it).
         .target(name: "Alamofire4", dependencies: ["SystemConfiguration"], path: "Sources/Compat/Alamofire4"),
@@ -153,14 +153,14 @@ let package = Package(
         .executableTarget(name: "sc-watch", dependencies: ["SystemConfiguration"], path: "Examples/Compat/sc-watch"),
         .executableTarget(name: "nw-watch", dependencies: ["Network"], path: "Examples/Compat/nw-watch"),
         // ct-watch also plays the modem driver (RadioSource.processDefault).
-        .executableTarget(name: "ct-watch", dependencies: ["CoreTelephony", "Reachability"], path: "Examples/Compat/ct-watch"),
+        .executableTarget(name: "ct-watch", dependencies: ["CoreTelephony", "LinuxReachability"], path: "Examples/Compat/ct-watch"),
         // The engine without Foundation: FoundationFreeTests reads this program's
         // dynamic section (the compat modules may use Foundation; these may not).
-        .executableTarget(name: "foundation-free", dependencies: ["Reachability"], path: "Examples/FoundationFree"),
+        .executableTarget(name: "foundation-free", dependencies: ["LinuxReachability"], path: "Examples/FoundationFree"),
         .executableTarget(
             name: "reach",
             dependencies: [
-                "Reachability",
+                "LinuxReachability",
                 "ReachabilityModemManager",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -168,15 +168,15 @@ let package = Package(
         // Tier 1 (SimulatedNetwork: the engine on kernel facts held in memory)
         // and tier 2 (NetworkSandbox: real namespaces). Test code only; it may
         // use Foundation (tier 2 runs ip, nginx and dnsmasq).
-        .target(name: "ReachabilityTesting", dependencies: ["Reachability", "ReachabilityCore"]),
+        .target(name: "ReachabilityTesting", dependencies: ["LinuxReachability", "ReachabilityCore"]),
         .testTarget(
             name: "ReachabilityTestingTests",
-            dependencies: ["ReachabilityTesting", "Reachability", "Network", "SystemConfiguration", "CoreTelephony",
+            dependencies: ["ReachabilityTesting", "LinuxReachability", "Network", "SystemConfiguration", "CoreTelephony",
                            "AlamofireReachability", "ReachabilityCompatSupport"]
         ),
         .testTarget(
             name: "ReachabilityTests",
-            dependencies: ["Reachability", "ReachabilityCore", "ReachabilityModel", "CReachability", "ReachabilityTesting"],
+            dependencies: ["LinuxReachability", "ReachabilityCore", "ReachabilityModel", "CReachability", "ReachabilityTesting"],
             // Binary netlink captures, read by path (#filePath) in the parser tests.
             exclude: ["Fixtures"]
         ),
@@ -187,7 +187,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Reachability", "ReachabilityCore", "CReachability", "CTestSupport", "ReachabilityTesting",
+            dependencies: ["LinuxReachability", "ReachabilityCore", "CReachability", "CTestSupport", "ReachabilityTesting",
                            // PrivateBus.swift (shared with ModemManagerTests): the exporter's modem series.
                            "ReachabilityModemManager"]
         ),
@@ -197,7 +197,7 @@ let package = Package(
         // Debian's real ModemManager with no modem.
         .testTarget(
             name: "ModemManagerTests",
-            dependencies: ["ReachabilityModemManager", "Reachability"],
+            dependencies: ["ReachabilityModemManager", "LinuxReachability"],
             exclude: ["modemmanager_standin.py"]
         ),
         // The compat modules on the real kernel, in namespaces (Tests/CompatTests).
@@ -205,7 +205,7 @@ let package = Package(
             name: "CompatTests",
             dependencies: ["SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport",
                            "AppleReachability", "AFNetworkReachability", "AlamofireReachability", "ReachabilitySwift",
-                           "SLReachability", "ZYNetworkAccessibity", "Reachability", "CTestSupport",
+                           "SLReachability", "ZYNetworkAccessibity", "LinuxReachability", "CTestSupport",
                            // TestNamespace.swift (shared with IntegrationTests) runs commands with its helpers.
                            "ReachabilityTesting",
                            // PrivateBus.swift (shared with ModemManagerTests): the facades following ModemManager.
@@ -217,9 +217,9 @@ let package = Package(
         .testTarget(
             name: "PortedCodeTests",
             dependencies: ["SystemConfiguration", "CoreTelephony", "Network", "AlamofireReachability",
-                           "ReachabilityCompatSupport", "Reachability",
+                           "ReachabilityCompatSupport", "LinuxReachability",
                            // The idiom corpus (Tests/PortedCodeTests/Idioms): each file imports what its original does.
-                           "Alamofire", "Alamofire4", "AFNetworking", "ReachabilitySwift", "ReachabilitySwift4", "SLReachability"],
+                           "Alamofire4", "AFNetworkReachability", "ReachabilitySwift", "ReachabilitySwift4", "SLReachability"],
             // Imports are internal unless said otherwise (Swift 6's default),
             // so that an idiom's `internal import Network` sits beside plain imports.
             swiftSettings: [.swiftLanguageMode(.v5), .enableUpcomingFeature("InternalImportsByDefault")]

@@ -8,7 +8,7 @@ import PackageDescription
 // A path dependency is known by its directory's name (a clone may be called
 // anything), so the library's package is named from where this manifest sits.
 let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent.lowercased()
-let reachability: Target.Dependency = .product(name: "Reachability", package: root)
+let reachability: Target.Dependency = .product(name: "LinuxReachability", package: root)
 // SystemConfiguration and Network, beside the engine (issue 28: a facade is a view, not a second cost).
 let compat: Target.Dependency = .product(name: "ReachabilityCompat", package: root)
 

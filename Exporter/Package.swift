@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(
             name: "reach-exporter",
             dependencies: [
-                .product(name: "Reachability", package: root),
+                .product(name: "LinuxReachability", package: root),
                 .product(name: "ReachabilityModemManager", package: root),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

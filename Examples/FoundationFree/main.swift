@@ -5,7 +5,7 @@
 // The compat modules may use Foundation; the engine may not.
 
 import Dispatch
-import Reachability
+import LinuxReachability
 
 let evaluator = try ReachabilityEvaluator()
 print(try evaluator.evaluate(IPAddress("127.0.0.1")!).flags)

@@ -14,7 +14,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "GatewayFailover", dependencies: [
-            .product(name: "Reachability", package: "swift-reachability"),
+            .product(name: "LinuxReachability", package: "swift-reachability"),
         ]),
         .testTarget(name: "GatewayFailoverTests", dependencies: [
             "GatewayFailover",

@@ -2,7 +2,7 @@
 // ModemManager's signals, asked for the modems, closed. Only the radio's
 // thread touches it (sd-bus objects belong to one thread).
 
-internal import CSDBus
+internal import CReachabilitySDBus
 import ReachabilityCore
 #if canImport(Glibc)
 internal import Glibc

@@ -3,7 +3,7 @@
 // code. Every value whose type is not the one expected is skipped and
 // reported (`ModemPropertyError.wrongType`), never read as another type.
 
-internal import CSDBus
+internal import CReachabilitySDBus
 #if canImport(Glibc)
 internal import Glibc
 #endif

@@ -6,7 +6,7 @@
 // absent is waited for (NameOwnerChanged). Every change reaches the radio
 // sources it feeds (`RadioSource.setModemFacts`) and the observers.
 
-internal import CSDBus
+internal import CReachabilitySDBus
 import ReachabilityCore
 #if canImport(Glibc)
 internal import Glibc

@@ -3,7 +3,7 @@
 // PropertiesChanged; only the properties an answer or `reach modems` uses are
 // read, each with the type ModemManager's introspection data gives it.
 
-internal import CSDBus
+internal import CReachabilitySDBus
 import ReachabilityCore
 #if canImport(Glibc)
 internal import Glibc

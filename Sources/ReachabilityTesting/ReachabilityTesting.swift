@@ -8,4 +8,4 @@
 // - Sandbox/: `NetworkSandbox`, the real kernel in network namespaces, as
 //   root or inside a user namespace (`unshare -Urnm swift test`).
 
-@_exported import Reachability
+@_exported import LinuxReachability

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Reachability
+import LinuxReachability
 
 /// `reach check TARGET...`: one answer per target.
 struct Check: AsyncParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Reachability
+import LinuxReachability
 import ReachabilityModemManager
 
 /// `reach modems`: the modems ModemManager publishes on the system bus, with

@@ -1,4 +1,4 @@
-import Reachability
+import LinuxReachability
 import ReachabilityModemManager
 
 // How evaluations are shown: one JSON object per target (README, "JSON

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Reachability
+import LinuxReachability
 
 /// `reach` alone: the internet for each family, then every interface.
 struct Overview: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import Reachability
+import LinuxReachability
 import ReachabilityModemManager
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Reachability
+import LinuxReachability
 import Synchronization
 #if canImport(Glibc)
 import Glibc

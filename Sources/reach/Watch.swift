@@ -1,5 +1,5 @@
 import ArgumentParser
-import Reachability
+import LinuxReachability
 #if canImport(Glibc)
 import Glibc
 #endif

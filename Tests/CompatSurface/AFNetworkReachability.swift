@@ -1,15 +1,15 @@
 // Compile test: AFNetworking 4.0.1's AFNetworkReachabilityManager.h, as the
 // Clang importer gives it to Swift, against `AFNetworkReachability`, imported
-// by the original's module name. Every `provided` and `Linux meaning` row of
+// as a port imports it (the one changed line). Every `provided` and `Linux meaning` row of
 // docs/compat-surface/AFNetworkReachability.md, with the original's Swift
 // spelling and types. Never run: it only has to compile, in Swift 5 and
 // Swift 6 language modes.
 //
-// Only `import AFNetworking`: the original's module exports Foundation and
+// Only `import AFNetworkReachability`: the original's module exports Foundation and
 // SystemConfiguration (`export *`), so its users spell `SCNetworkReachability`
 // and `NSNotification.Name` without importing them.
 
-import AFNetworking
+import AFNetworkReachability
 
 private func isSendable<T: Sendable>(_: T.Type) {}
 private func isHashable<T: Hashable>(_: T.Type) {}
@@ -17,7 +17,7 @@ private func isHashable<T: Hashable>(_: T.Type) {}
 // MARK: class AFNetworkReachabilityManager: NSObject, open: every instance
 // member overridable from another module, with the imported signatures.
 
-final class SurfaceAFNetworkReachabilityManager: AFNetworking.AFNetworkReachabilityManager {
+final class SurfaceAFNetworkReachabilityManager: AFNetworkReachability.AFNetworkReachabilityManager {
     override var networkReachabilityStatus: AFNetworkReachabilityStatus { super.networkReachabilityStatus }
     override var isReachable: Bool { super.isReachable }
     override var isReachableViaWWAN: Bool { super.isReachableViaWWAN }

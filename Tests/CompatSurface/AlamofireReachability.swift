@@ -1,11 +1,12 @@
 // Compile test: Alamofire 5.12.0's `NetworkReachabilityManager` (Alamofire
 // @7595cbcf, Source/Features/NetworkReachabilityManager.swift) against ours,
-// imported by the original's module name. Every `provided` and `Linux
+// imported as a port imports it. Every `provided` and `Linux
 // meaning` row of docs/compat-surface/AlamofireReachability.md, with the
-// original's spelling and types. Never run: it only has to compile, in Swift
+// original's spelling and types, with the one line a port changes: the
+// import (module-qualified names become `AlamofireReachability.X`). Never run: it only has to compile, in Swift
 // 5 and Swift 6 language modes.
 
-import Alamofire
+import AlamofireReachability
 // The original's users import these too when they spell `DispatchQueue` or
 // `SCNetworkReachabilityFlags` (Alamofire does not re-export them).
 import Foundation
@@ -18,7 +19,7 @@ private func isHashable<T: Hashable>(_: T.Type) {}
 // MARK: class NetworkReachabilityManager: open (every open member overridable
 // from another module) and @unchecked Sendable.
 
-final class SurfaceAlamofire5Manager: Alamofire.NetworkReachabilityManager, @unchecked Sendable {
+final class SurfaceAlamofire5Manager: AlamofireReachability.NetworkReachabilityManager, @unchecked Sendable {
     override var isReachable: Bool { super.isReachable }
     override var isReachableOnCellular: Bool { super.isReachableOnCellular }
     override var isReachableOnEthernetOrWiFi: Bool { super.isReachableOnEthernetOrWiFi }
@@ -33,12 +34,12 @@ final class SurfaceAlamofire5Manager: Alamofire.NetworkReachabilityManager, @unc
 
 func surface_AlamofireReachability() {
     isSendable(NetworkReachabilityManager.self)
-    let _: Alamofire.NetworkReachabilityManager.Type = NetworkReachabilityManager.self
+    let _: AlamofireReachability.NetworkReachabilityManager.Type = NetworkReachabilityManager.self
 
     // MARK: NetworkReachabilityStatus: Equatable, Sendable, and its cases
-    isSendable(Alamofire.NetworkReachabilityManager.NetworkReachabilityStatus.self)
-    isEquatable(Alamofire.NetworkReachabilityManager.NetworkReachabilityStatus.self)
-    func describe(_ status: Alamofire.NetworkReachabilityManager.NetworkReachabilityStatus) -> String {
+    isSendable(AlamofireReachability.NetworkReachabilityManager.NetworkReachabilityStatus.self)
+    isEquatable(AlamofireReachability.NetworkReachabilityManager.NetworkReachabilityStatus.self)
+    func describe(_ status: AlamofireReachability.NetworkReachabilityManager.NetworkReachabilityStatus) -> String {
         switch status {
         case .unknown: return "unknown"
         case .notReachable: return "not reachable"
@@ -71,7 +72,7 @@ func surface_AlamofireReachability() {
 
     // MARK: Initialisers: init?(host:), init?()
     let byHost: NetworkReachabilityManager? = NetworkReachabilityManager(host: "www.apple.com")
-    let byAddress: Alamofire.NetworkReachabilityManager? = Alamofire.NetworkReachabilityManager()
+    let byAddress: AlamofireReachability.NetworkReachabilityManager? = AlamofireReachability.NetworkReachabilityManager()
     let _: (String) -> NetworkReachabilityManager? = NetworkReachabilityManager.init(host:)
     guard let manager = byHost ?? byAddress ?? shared else { return }
 

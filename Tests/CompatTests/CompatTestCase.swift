@@ -3,7 +3,7 @@
 
 import Foundation
 import ReachabilityTesting   // runCommand, ipExecutable
-import Reachability
+import LinuxReachability
 import ReachabilityCompatSupport
 import Synchronization
 import XCTest

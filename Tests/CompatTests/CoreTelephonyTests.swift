@@ -4,7 +4,7 @@
 
 @testable import CoreTelephony
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityCompatSupport
 import Synchronization
 import XCTest

@@ -5,7 +5,7 @@
 // (PrivateBus.swift) stands for the gateway's.
 
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityCompatSupport
 import ReachabilityModemManager
 import SLReachability

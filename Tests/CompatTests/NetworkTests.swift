@@ -3,7 +3,7 @@
 
 import Foundation
 @testable import Network
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import ReachabilityCompatSupport
 import XCTest

@@ -2,7 +2,7 @@
 // callbacks only on a change, names, contexts' retain/release, WWAN.
 
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityCompatSupport
 import Synchronization
 import SystemConfiguration

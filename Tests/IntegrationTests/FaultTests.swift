@@ -8,7 +8,7 @@ import CReachability
 import CTestSupport
 import Foundation
 import Synchronization
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import XCTest
 

@@ -5,7 +5,7 @@
 import CReachability
 import Dispatch
 import Foundation
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import ReachabilityTesting
 import Synchronization

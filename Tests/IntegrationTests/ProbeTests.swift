@@ -5,7 +5,7 @@
 
 import CReachability
 import Foundation
-import Reachability
+import LinuxReachability
 import Synchronization
 import XCTest
 

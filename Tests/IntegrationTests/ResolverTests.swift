@@ -5,7 +5,7 @@
 
 import Dispatch
 import Foundation
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import Synchronization
 import XCTest

@@ -7,7 +7,7 @@
 
 import CReachability
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityTesting
 import XCTest
 

@@ -6,7 +6,7 @@
 import Dispatch
 import Foundation
 import ReachabilityTesting   // runCommand, ipExecutable
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import Synchronization
 import XCTest

@@ -5,7 +5,7 @@
 // Nothing is sent: only FIB lookups, which put no packet on any wire.
 
 import Foundation
-import Reachability
+import LinuxReachability
 import XCTest
 
 #if canImport(Glibc)

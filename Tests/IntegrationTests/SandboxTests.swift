@@ -11,7 +11,7 @@
 // works; REACH_REQUIRE_NETNS=1 makes that a failure.
 
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityTesting
 import Synchronization
 import XCTest

@@ -5,7 +5,7 @@
 // real PPP and modem links are in the kernel lane, Tests/KernelLane).
 
 import Foundation
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import Synchronization
 import XCTest

@@ -58,7 +58,7 @@
 //   an IPv4 lookup bound to an interface is never refused by a throw.)
 
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityTesting
 import XCTest
 

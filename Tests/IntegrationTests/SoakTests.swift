@@ -11,7 +11,7 @@
 import CReachability
 import Dispatch
 import Foundation
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import Synchronization
 import XCTest

@@ -7,7 +7,7 @@
 
 import CReachability
 import Foundation
-import Reachability
+import LinuxReachability
 // runCommand, CommandResult and ipExecutable: the sandbox's, shared (package access).
 import ReachabilityTesting
 import Synchronization

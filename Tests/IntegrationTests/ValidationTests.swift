@@ -4,7 +4,7 @@
 // so validation traffic never leaves the test's namespaces.
 
 import Foundation
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import XCTest
 

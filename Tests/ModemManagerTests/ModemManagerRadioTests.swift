@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import Reachability
+import LinuxReachability
 import ReachabilityModemManager
 
 /// ReachabilityModemManager over the real protocol: a private dbus-daemon and

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import Reachability
+import LinuxReachability
 import ReachabilityModemManager
 
 /// A dbus-daemon of the system type on a socket of its own (its

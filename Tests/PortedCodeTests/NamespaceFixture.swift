@@ -2,7 +2,7 @@
 // code to read (CompatEnvironment.namespace), made and removed with `ip`.
 
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityCompatSupport
 import XCTest
 

@@ -9,7 +9,7 @@
 
 import CReachability
 import Foundation
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import XCTest
 

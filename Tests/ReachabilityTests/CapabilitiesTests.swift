@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 
 /// libcap's view of the effective set, against the kernel's own report in

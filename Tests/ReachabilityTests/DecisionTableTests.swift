@@ -1,5 +1,5 @@
 import XCTest
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 
 /// The status tables over all 512 combinations of the nine flag bits, against

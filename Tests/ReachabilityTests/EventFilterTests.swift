@@ -6,7 +6,7 @@
 
 import CReachability
 import Foundation
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import XCTest
 

@@ -1,5 +1,5 @@
 import XCTest
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 
 /// Every flag pinned to the raw value of its SCNetworkReachabilityFlags twin

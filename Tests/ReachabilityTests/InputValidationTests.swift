@@ -1,5 +1,5 @@
 import XCTest
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 
 /// Bad input gives a typed error, never a crash and never a silent wrong answer.

@@ -1,6 +1,6 @@
 import XCTest
 import CReachability
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 
 final class InterfaceKindTests: XCTestCase {

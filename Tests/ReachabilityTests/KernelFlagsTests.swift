@@ -1,6 +1,6 @@
 import XCTest
 import CReachability
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 
 /// Architecture.md's "Kernel state → flags" table, row by row, on kernel facts built

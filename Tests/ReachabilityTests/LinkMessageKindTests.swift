@@ -1,6 +1,6 @@
 import XCTest
 import CReachability
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 
 /// Every classification rule from the bytes up: an RTM_NEWLINK as the kernel

@@ -1,5 +1,5 @@
 import XCTest
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 
 /// Mask, accessibility, unsatisfied reason and policy flags over every

@@ -6,7 +6,7 @@
 // from the API again.
 
 import Dispatch
-import Reachability
+import LinuxReachability
 import ReachabilityTesting
 
 private let queue = DispatchQueue(label: "readme")

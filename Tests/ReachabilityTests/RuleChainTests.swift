@@ -4,7 +4,7 @@
 // ENETUNREACH both for "no route" and for a throw route without fallback).
 
 import CReachability
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import XCTest
 

@@ -1,7 +1,7 @@
 // The pure halves of probing and tracking: the tracker's score and intervals,
 // method and URL parsing, and the choice of an ICMP socket.
 
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 import XCTest
 

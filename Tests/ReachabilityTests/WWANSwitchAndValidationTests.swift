@@ -1,6 +1,6 @@
 import XCTest
 import CReachability
-import Reachability
+import LinuxReachability
 @testable import ReachabilityCore
 
 /// The WWAN switch, one rule per view, and a validation verdict's effect on

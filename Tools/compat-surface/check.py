@@ -46,8 +46,8 @@ def symbols(module, build):
         command = ["swift-symbolgraph-extract", "-module-name", module, "-I", os.path.join(build, "Modules"),
                    "-target", "x86_64-unknown-linux-gnu", "-minimum-access-level", "public", "-output-dir", out,
                    "-Xcc", "-I" + os.path.join(ROOT, "CSupport", "include"),
-                   "-Xcc", "-I" + os.path.join(ROOT, "Sources", "CLibcap"),
-                   "-Xcc", "-I" + os.path.join(ROOT, "Sources", "CSDBus")] + maps
+                   "-Xcc", "-I" + os.path.join(ROOT, "Sources", "CReachabilityLibcap"),
+                   "-Xcc", "-I" + os.path.join(ROOT, "Sources", "CReachabilitySDBus")] + maps
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             sys.exit(f"check: symbol graph of {module} failed:\n{result.stderr}")

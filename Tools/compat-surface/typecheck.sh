@@ -26,7 +26,7 @@ one() {   # MODE FILE
     # A module name of its own: by default swiftc names the module after the
     # file, and a file named after the module it imports would import itself.
     if ! out=$(swiftc -typecheck -module-name CompatSurfaceClient -swift-version "$1" -I "$bin/Modules" $maps \
-            -Xcc -ICSupport/include -Xcc -ISources/CLibcap -Xcc -ISources/CSDBus "$2" 2>&1); then
+            -Xcc -ICSupport/include -Xcc -ISources/CReachabilityLibcap -Xcc -ISources/CReachabilitySDBus "$2" 2>&1); then
         printf 'typecheck: %s (Swift %s) fails:\n%s\n' "$2" "$1" "$(echo "$out" | grep -E "error:" | head -20)"
         return 1
     fi

@@ -6,7 +6,7 @@
 
 import Benchmark
 import CBenchLimits
-import Reachability
+import LinuxReachability
 
 /// The nine flag bits (0...5, 16...18) in every combination.
 let allFlags: [ReachabilityFlags] = (0..<512).map { index in

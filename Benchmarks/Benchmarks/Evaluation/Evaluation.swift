@@ -7,7 +7,7 @@
 
 import Benchmark
 import CBenchLimits
-import Reachability
+import LinuxReachability
 import SystemConfiguration
 #if canImport(Glibc)
 import Glibc

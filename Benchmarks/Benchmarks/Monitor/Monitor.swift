@@ -30,7 +30,7 @@ import CBenchLimits
 import Dispatch
 import Foundation
 import Network
-import Reachability
+import LinuxReachability
 import ReachabilityCompatSupport
 import Synchronization
 import SystemConfiguration

@@ -12,7 +12,7 @@
 import Benchmark
 import CBenchLimits
 import Foundation
-import Reachability
+import LinuxReachability
 import Synchronization
 
 #if canImport(Glibc)

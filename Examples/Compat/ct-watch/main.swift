@@ -12,7 +12,7 @@
 
 import CoreTelephony
 import Foundation
-import Reachability
+import LinuxReachability
 
 /// One line, written at once (a pipe would hold print's output back).
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }

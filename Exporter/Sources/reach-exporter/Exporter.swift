@@ -1,6 +1,6 @@
 import Logging
 import NIOCore
-import Reachability
+import LinuxReachability
 import ReachabilityModemManager
 import Synchronization
 

@@ -1,4 +1,4 @@
-import Reachability
+import LinuxReachability
 
 /// What `reach-exporter` watches and where it listens: the YAML file
 /// (`--config`) with the command line on top. Every value is checked before

@@ -1,6 +1,6 @@
 import NIOCore
 import Prometheus
-import Reachability
+import LinuxReachability
 import ReachabilityModemManager
 import Synchronization
 

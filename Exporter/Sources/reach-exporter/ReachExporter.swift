@@ -1,6 +1,6 @@
 import Logging
 import NIOPosix
-import Reachability
+import LinuxReachability
 import ServiceLifecycle
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Reachability
+import LinuxReachability
 
 #if canImport(Glibc)
 import Glibc

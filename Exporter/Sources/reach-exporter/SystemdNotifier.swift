@@ -1,5 +1,5 @@
 import Logging
-import Reachability
+import LinuxReachability
 import ServiceLifecycle
 import Synchronization
 

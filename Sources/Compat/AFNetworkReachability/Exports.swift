@@ -1,4 +1,4 @@
-// What `import AFNetworkReachability` (and `import AFNetworking`) makes
+// What `import AFNetworkReachability` makes
 // visible besides its own declarations, as AFNetworking's framework module
 // does (its module map exports what its headers import):
 // AFNetworkReachabilityManager.h imports Foundation and SystemConfiguration.

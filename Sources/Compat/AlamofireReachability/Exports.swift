@@ -1,4 +1,4 @@
-// What `import AlamofireReachability` (and `import Alamofire`) makes visible
+// What `import AlamofireReachability` makes visible
 // besides its own declarations, as Alamofire's framework module does: built
 // as a framework (Carthage, CocoaPods, Xcode), its umbrella header imports
 // Foundation and the module exports it, so a file that imports only

@@ -4,7 +4,7 @@
 
 import Dispatch
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityCompatSupport
 
 /// Whether this process may use cellular data (WWAN links).

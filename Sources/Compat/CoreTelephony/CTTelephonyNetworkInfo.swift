@@ -7,7 +7,7 @@
 
 import Dispatch
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityCompatSupport
 
 // Apple's names for radio access technologies, with Apple's string values.

@@ -3,7 +3,7 @@
 // provided: this module is Network.framework's path monitor on Linux only.
 
 import Foundation
-import Reachability
+import LinuxReachability
 
 /// A network interface a path can use: its kernel name and index, and its type.
 public struct NWInterface: Hashable, Sendable, CustomDebugStringConvertible {

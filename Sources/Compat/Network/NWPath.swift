@@ -1,7 +1,7 @@
 // NWPath from the engine's answer for the internet target: the same decision
 // tables as every other view, Network's names on them.
 
-import Reachability
+import LinuxReachability
 
 /// What a path monitor knows about the way out: whether it is usable, over
 /// which interfaces, at what cost. Linux facts behind each field: README,

@@ -4,7 +4,7 @@
 
 import Dispatch
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityCompatSupport
 
 /// Watches the path to the internet and calls `pathUpdateHandler` with the

@@ -4,7 +4,7 @@
 // allowed here, as in the modules themselves; ReachabilityCore and
 // Reachability stay without it.
 
-import Reachability
+import LinuxReachability
 import ReachabilityModemManager
 import Synchronization
 import Dispatch

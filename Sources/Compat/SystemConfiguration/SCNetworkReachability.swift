@@ -4,7 +4,7 @@
 
 import Dispatch
 import Foundation
-import Reachability
+import LinuxReachability
 import ReachabilityCompatSupport
 
 /// A reachability object: a target (an address, a pair, a host name, or the

@@ -2,7 +2,7 @@
 // ReachabilityFlags (which were made Apple's bits on purpose), under Apple's
 // Swift names.
 
-import Reachability
+import LinuxReachability
 
 /// The flags of `SCNetworkReachabilityGetFlags` and of the callback, with the
 /// bit values of Apple's `SCNetworkReachabilityFlags` (`kSCNetworkReachabilityFlags…`).

@@ -5,7 +5,7 @@
 // code that does not import SystemConfiguration keeps Glibc's types as they are.
 
 import Foundation
-import Reachability
+import LinuxReachability
 
 extension sockaddr {
     /// BSD's length byte: reads the length of the family's address

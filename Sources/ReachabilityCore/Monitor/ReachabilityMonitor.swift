@@ -257,7 +257,7 @@ public final class ReachabilityMonitor: Sendable {
 
 /// How a stream observer learns that changes wait (`ring`, which must only
 /// enqueue) and that the monitor stopped (`finish`). The streams in the
-/// Reachability module ring an `AsyncStream<Void>` of one element.
+/// LinuxReachability module ring an `AsyncStream<Void>` of one element.
 package struct Doorbell: Sendable {
     let ring: @Sendable () -> Void
     let finish: @Sendable () -> Void

@@ -19,7 +19,7 @@ public final class Prober: Sendable {
     public let namespace: NetworkNamespace
     /// The namespace, held open (by its resolver threads too); fd -1 for the current one.
     let handle: NamespaceHandle
-    /// For the Reachability module's async lookups. A computed property on
+    /// For the LinuxReachability module's async lookups. A computed property on
     /// purpose: a stored one is read at a field offset compiled into that
     /// module, which an incremental build can leave stale when this class's
     /// private storage changes (a release binary then freed a wrong pointer).

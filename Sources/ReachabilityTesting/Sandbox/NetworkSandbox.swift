@@ -13,7 +13,7 @@
 // tmpfs of its own on /run/netns; as root it uses /run/netns as `ip netns` does.
 
 import Foundation
-import Reachability
+import LinuxReachability
 import Synchronization
 
 #if canImport(Glibc)

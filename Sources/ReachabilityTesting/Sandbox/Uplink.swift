@@ -3,7 +3,7 @@
 // the verbs that flap it.
 
 import Foundation
-import Reachability
+import LinuxReachability
 import Synchronization
 
 #if canImport(Glibc)

@@ -2,10 +2,10 @@
 // (docs/compat-surface/AFNetworkReachability.md, header): the original's
 // module exports what its umbrella header includes (`export *`), Foundation
 // and, through AFNetworkReachabilityManager.h, SystemConfiguration with the
-// C socket types. `import AFNetworking` is what a port keeps; it re-exports
-// `AFNetworkReachability` whole, so the same holds for that import.
+// C socket types. `import AFNetworkReachability` is what a port writes in
+// its place, and must see the same.
 
-import AFNetworking
+import AFNetworkReachability
 
 func visibility_AFNetworkReachability() {
     // The C socket types and constants (SystemConfiguration's headers): the

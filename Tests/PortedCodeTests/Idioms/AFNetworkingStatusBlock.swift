@@ -1,8 +1,9 @@
 // Idiom: AFNetworking's shared reachability manager from Swift: a status
-// block with a switch over every status, then `startMonitoring()`. Imports
-// AFNetworking alone, as the original: the import line is unchanged.
+// block with a switch over every status, then `startMonitoring()`. The
+// original imports AFNetworking; the one changed line imports
+// AFNetworkReachability.
 
-import AFNetworking
+import AFNetworkReachability
 
 final class AFReachabilityWatcher {
     /// Called on the main queue with "wifi", "wwan", "offline" or "unknown".

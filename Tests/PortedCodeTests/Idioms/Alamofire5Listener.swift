@@ -2,19 +2,20 @@
 // a host made with the module-qualified name (apps often have a type of
 // their own called `NetworkReachabilityManager`, or just write it so), and
 // `startListening(onQueue:onUpdatePerforming:)` with a switch that names
-// every status and connection type. Imports Alamofire alone, as the
-// original: the import line is unchanged.
+// every status and connection type. The original imports Alamofire and
+// qualifies with `Alamofire.`; a port changes that one module name
+// ("Porting from iOS": no module of ours takes the original's name).
 
-import Alamofire
+import AlamofireReachability
 
 final class APIReachability {
-    private let manager: Alamofire.NetworkReachabilityManager?
-    private(set) var status: Alamofire.NetworkReachabilityManager.NetworkReachabilityStatus = .unknown
+    private let manager: AlamofireReachability.NetworkReachabilityManager?
+    private(set) var status: AlamofireReachability.NetworkReachabilityManager.NetworkReachabilityStatus = .unknown
     /// Called on the main queue with "wifi", "cellular", "offline" or "unknown".
     var onChange: ((String) -> Void)?
 
     init(host: String = "www.apple.com") {
-        manager = Alamofire.NetworkReachabilityManager(host: host)
+        manager = AlamofireReachability.NetworkReachabilityManager(host: host)
     }
 
     func startListening() {

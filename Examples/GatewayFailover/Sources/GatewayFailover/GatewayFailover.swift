@@ -3,7 +3,7 @@
 // picks the active one by priority, and pauses a sync job while the network
 // cannot carry it: behind a captive portal, or with mobile data refused.
 
-import Reachability
+import LinuxReachability
 import Synchronization
 
 /// Picks the active uplink of a multi-WAN gateway and says when the sync job must pause.

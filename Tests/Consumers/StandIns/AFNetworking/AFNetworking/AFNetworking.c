@@ -1,0 +1,1 @@
+int AFNetworkingStandIn = 4;

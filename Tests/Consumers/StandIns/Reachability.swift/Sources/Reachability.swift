@@ -1,0 +1,1 @@
+public let standInOfReachabilitySwift = "5.2.4 (stand-in)"
