@@ -750,8 +750,12 @@ final class BadInputTableTests: XCTestCase {
     static func classes() throws -> [String: [String]] {
         var found: [String: [String]] = [:]
         let tests = repository.appendingPathComponent("Tests")
-        guard let walker = FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil) else { return found }
+        // Regular files only (Tests/Consumers/StandIns/Reachability.swift is a
+        // package), and no hidden folder (the consumers' .build holds their checkouts).
+        guard let walker = FileManager.default.enumerator(at: tests, includingPropertiesForKeys: [.isRegularFileKey],
+                                                          options: [.skipsHiddenFiles]) else { return found }
         for case let url as URL in walker where url.pathExtension == "swift" {
+            guard try url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true else { continue }
             let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
             var index = 0
             while index < lines.count {
