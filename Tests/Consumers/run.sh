@@ -50,9 +50,17 @@ consumer ReachabilitySwiftApp \
     '^ReachabilitySwiftApp: ReachabilitySwift\.Reachability: 127\.0\.0\.1 is WiFi$'
 consumer AFNetworkingApp \
     '^AFNetworkingApp: AFNetworkReachability\.AFNetworkReachabilityManager: 127\.0\.0\.1 is Reachable via WiFi$'
-consumer AlamofireServer \
-    '^AlamofireServer: Alamofire 5\.12\.0 \(stand-in\) beside AlamofireReachability\.NetworkReachabilityManager$' \
-    '^AlamofireServer: 127\.0\.0\.1 is .*reachable.*ethernetOrWiFi'
+if consumer AlamofireServer \
+        '^AlamofireServer: Alamofire 5\.12\.0 \(stand-in\) beside AlamofireReachability\.NetworkReachabilityManager$' \
+        '^AlamofireServer: 127\.0\.0\.1 is .*reachable.*ethernetOrWiFi'; then
+    # Alamofire's `#if canImport(SystemConfiguration)` and `canImport(Network)`
+    # look in the one build folder: no module of those names may be there.
+    bin=$(cd AlamofireServer && $SWIFT build --show-bin-path)
+    for module in SystemConfiguration Network CoreTelephony; do
+        [ -e "$bin/Modules/$module.swiftmodule" ] || [ -e "$bin/$module.swiftmodule" ] &&
+            fail "AlamofireServer's build holds a module named $module, which Alamofire's canImport would find"
+    done
+fi
 
 # The core-only graph: the packages SwiftPM resolved, the targets it planned
 # (every target of every product in the graph) and the ones it compiled.

@@ -19,7 +19,17 @@ let package = Package(
     targets: [
         .executableTarget(name: "AlamofireServer", dependencies: [
             .product(name: "Alamofire", package: "Alamofire"),
-            .product(name: "ReachabilityCompat", package: ours),
+            // Alamofire compiles parts of itself under `#if canImport(SystemConfiguration)`
+            // and `#if canImport(Network)`: in one build folder our modules of those
+            // names would be found by its compilation whenever they were built first
+            // (a rebuild of Alamofire: "missing required module 'CReachability'").
+            // Renamed here, no module of those names exists in this build
+            // ("Porting from iOS", a Linux server with Alamofire).
+            .product(name: "ReachabilityCompat", package: ours, moduleAliases: [
+                "SystemConfiguration": "ReachabilitySystemConfiguration",
+                "Network": "ReachabilityNetwork",
+                "CoreTelephony": "ReachabilityCoreTelephony",
+            ]),
         ]),
     ]
 )
