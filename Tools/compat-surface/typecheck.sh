@@ -6,7 +6,15 @@
 #   Tools/compat-surface/typecheck.sh [--mode 5|6] FILE...
 #
 # Exit status 0 when every file type-checks in every mode asked for; else
-# each failure's errors, and 1.
+# each failure's errors, and 1. Two markers in a file's own lines change
+# what passes:
+#   // typecheck: warnings are errors
+#       the file is compiled to SIL (so flow diagnostics such as "case will
+#       never be executed" run) with -warnings-as-errors: any warning fails it;
+#   // typecheck: expect diagnostic: TEXT
+#       the file is compiled to SIL and one of its errors or warnings must
+#       hold TEXT (a spelling that must not compile, a warning that must
+#       appear); it passes only then, whatever the exit status.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 modes="5 6"
@@ -22,14 +30,24 @@ maps="-Xcc -fmodule-map-file=$bin/CReachability.build/module.modulemap"
 [ -f "$bin/CReachability.build/module.modulemap" ] || { echo "typecheck: no CReachability module map in $bin" >&2; exit 2; }
 export bin maps
 one() {   # MODE FILE
+    local action=(-typecheck) expected
+    if grep -q '^// typecheck: warnings are errors$' "$2"; then action=(-emit-sil -o /dev/null -warnings-as-errors); fi
+    expected=$(sed -n 's|^// typecheck: expect diagnostic: ||p' "$2" | head -1)
+    [ -n "$expected" ] && action=(-emit-sil -o /dev/null)
     # shellcheck disable=SC2086
     # A module name of its own: by default swiftc names the module after the
     # file, and a file named after the module it imports would import itself.
-    if ! out=$(swiftc -typecheck -module-name CompatSurfaceClient -swift-version "$1" -I "$bin/Modules" $maps \
-            -Xcc -ICSupport/include -Xcc -ISources/CReachabilityLibcap -Xcc -ISources/CReachabilitySDBus "$2" 2>&1); then
-        printf 'typecheck: %s (Swift %s) fails:\n%s\n' "$2" "$1" "$(echo "$out" | grep -E "error:" | head -20)"
+    out=$(swiftc "${action[@]}" -module-name CompatSurfaceClient -swift-version "$1" -I "$bin/Modules" $maps \
+            -Xcc -ICSupport/include -Xcc -ISources/CReachabilityLibcap -Xcc -ISources/CReachabilitySDBus "$2" 2>&1)
+    status=$?
+    if [ -n "$expected" ]; then
+        echo "$out" | grep -E "(error|warning):" | grep -qF -- "$expected" && return 0
+        printf 'typecheck: %s (Swift %s) has no diagnostic "%s":\n%s\n' "$2" "$1" "$expected" "$(echo "$out" | grep -E "(error|warning):" | head -20)"
         return 1
     fi
+    [ $status -eq 0 ] && return 0
+    printf 'typecheck: %s (Swift %s) fails:\n%s\n' "$2" "$1" "$(echo "$out" | grep -E "error:" | head -20)"
+    return 1
 }
 export -f one
 for mode in $modes; do for file in "$@"; do printf '%s\0%s\0' "$mode" "$file"; done; done |

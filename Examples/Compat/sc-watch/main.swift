@@ -14,6 +14,20 @@ func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").ut
 signal(SIGINT) { _ in exit(0) }
 signal(SIGTERM) { _ in exit(0) }
 
+/// The set flags' names (`reachable,isWWAN`), `0` when none is set: the
+/// program's own text, as an iOS program has one (Apple's flags have no
+/// description of their own, only `SCNetworkReachabilityFlags(rawValue: 2)`).
+func names(of flags: SCNetworkReachabilityFlags) -> String {
+    let known: [(SCNetworkReachabilityFlags, String)] = [
+        (.transientConnection, "transientConnection"), (.reachable, "reachable"),
+        (.connectionRequired, "connectionRequired"), (.connectionOnTraffic, "connectionOnTraffic"),
+        (.interventionRequired, "interventionRequired"), (.connectionOnDemand, "connectionOnDemand"),
+        (.isLocalAddress, "isLocalAddress"), (.isDirect, "isDirect"), (.isWWAN, "isWWAN"),
+    ]
+    let set = known.filter { flags.contains($0.0) }.map(\.1)
+    return set.isEmpty ? "0" : set.joined(separator: ",")
+}
+
 final class Watcher {
     let name: String
     var changes = 0
@@ -22,7 +36,7 @@ final class Watcher {
     func report(_ flags: SCNetworkReachabilityFlags, _ event: String) {
         let reachable = flags.contains(.reachable) && !flags.contains(.connectionRequired)
         let via = flags.contains(.isWWAN) ? "WWAN" : "WiFi/Ethernet"
-        say("\(event): \(reachable ? "reachable via \(via)" : "not reachable") [\(flags)]")
+        say("\(event): \(reachable ? "reachable via \(via)" : "not reachable") [\(names(of: flags))]")
     }
 }
 

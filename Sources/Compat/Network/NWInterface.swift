@@ -11,7 +11,7 @@ public struct NWInterface: Hashable, Sendable, CustomDebugStringConvertible {
     /// `uevent DEVTYPE=wlan`), `cellular` for WWAN modems (`DEVTYPE=wwan`,
     /// `wwan*`, kind overrides), `wiredEthernet` for Ethernet, `loopback` for
     /// `lo`; tunnels (WireGuard, tun, GRE, PPP) and everything else are `other`.
-    public enum InterfaceType: Hashable, Sendable, CaseIterable {
+    public enum InterfaceType: Hashable, Sendable {
         /// A link of none of the other types. On Linux: tunnels (WireGuard,
         /// tun/tap, GRE, L2TP), VRF masters, and any interface the engine
         /// cannot classify.

@@ -260,6 +260,15 @@ public final class NWPathMonitor: @unchecked Sendable {
     }
 }
 
+extension NWPathMonitor: CustomDebugStringConvertible {
+    /// Whether it watches (not started, started, cancelled) and its current
+    /// path. Apple's (iOS 17) text is not documented; this one is ours.
+    public var debugDescription: String {
+        let (started, cancelled, path) = lock.withLock { (state.queue != nil, state.cancelled, state.current) }
+        return "NWPathMonitor (\(cancelled ? "cancelled" : started ? "started" : "not started")) \(path.debugDescription)"
+    }
+}
+
 extension NWPathMonitor: AsyncSequence {
     /// Each element of `for await path in monitor` is a path, the current one
     /// first.

@@ -107,7 +107,7 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
         let (context, given, hook) = lock.withLock { (state.context.retainingInfo(), state.given, state.testHooks.beforeCallout) }
         defer { context.releaseInfo() }
         var text = "<SCNetworkReachability \(Unmanaged.passUnretained(self).toOpaque())> {\(subjectDescription)"
-        if let given { text += ", flags = 0x\(String(given.rawValue, radix: 16)) (\(given))" }
+        if let given { text += ", flags = 0x\(String(given.rawValue, radix: 16)) (\(given.names))" }
         if let info = context.info, let copyDescription = context.copyDescription {
             hook?()
             text += ", context = \(copyDescription(UnsafeRawPointer(info)).takeRetainedValue())"

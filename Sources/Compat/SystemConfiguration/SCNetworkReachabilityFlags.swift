@@ -11,7 +11,12 @@ import LinuxReachability
 /// engine's `ReachabilityFlags` say which. `isWWAN` is set when the route
 /// leaves by a link classified WWAN (on Apple it is iOS-only; on a gateway
 /// with an LTE modem it is the point).
-public struct SCNetworkReachabilityFlags: OptionSet, Hashable, Sendable, CustomStringConvertible {
+///
+/// The conformances are Apple's imported option set's (`OptionSet`,
+/// `Sendable`): not `Hashable`, not `CustomStringConvertible`, as iOS apps
+/// declare those themselves (`extension SCNetworkReachabilityFlags:
+/// CustomStringConvertible`), which must stay no redundant conformance here.
+public struct SCNetworkReachabilityFlags: OptionSet, Sendable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
@@ -59,8 +64,10 @@ public struct SCNetworkReachabilityFlags: OptionSet, Hashable, Sendable, CustomS
     /// SystemConfiguration's flags as the engine's.
     public var reachabilityFlags: ReachabilityFlags { ReachabilityFlags(rawValue: rawValue) }
 
-    /// The names of the set flags (`reachable,isWWAN`), or `0` when none is set.
-    public var description: String {
+    /// The names of the set flags (`reachable,isWWAN`), or `0` when none is
+    /// set: for this package's own texts. Not a `description`, whose name an
+    /// app's own conformance takes.
+    package var names: String {
         let names = ReachabilityFlags(rawValue: rawValue).names
         return names.isEmpty ? "0" : names.joined(separator: ",")
     }
