@@ -19,8 +19,13 @@ final class BusConnection {
     private var bus: OpaquePointer?
     private unowned let radio: ModemManagerRadio
     private var slots: [OpaquePointer?] = []
-    /// Whether ModemManager owns its name now.
-    private var serviceOwned = false
+    /// The unique name (`:1.42`) of the connection that owns ModemManager's
+    /// name now, nil when none does. Only its signals are believed: a match
+    /// rule's `sender='org.freedesktop.ModemManager1'` keeps other senders'
+    /// broadcasts out, but sd-bus cannot tell who owns a well-known name, so
+    /// a signal sent straight to this connection passes it from anyone (the
+    /// system bus's policy lets any user send a signal to anyone).
+    private var owner: String?
 
     private init(bus: OpaquePointer, radio: ModemManagerRadio) {
         self.bus = bus
@@ -54,10 +59,10 @@ final class BusConnection {
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
                 + "member='NameOwnerChanged',arg0='\(service)'",
         ]
-        for rule in rules {
+        for (rule, handler) in zip(rules, [busSignal, busOwnerSignal]) {
             var slot: OpaquePointer?
             let added = rule.withCString {
-                sd_bus_add_match(bus, &slot, $0, busSignal, Unmanaged.passUnretained(connection).toOpaque())
+                sd_bus_add_match(bus, &slot, $0, handler, Unmanaged.passUnretained(connection).toOpaque())
             }
             guard added >= 0 else {
                 connection.close()
@@ -102,14 +107,20 @@ final class BusConnection {
     func readModems() {
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
         defer { sd_bus_error_free(&error) }
-        guard let owner = call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
-                               argument: service, error: &error) else {
-            serviceOwned = false
+        guard let ownerReply = call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+                                    argument: service, error: &error) else {
+            owner = nil
             radio.becomeUnavailable(Self.reason(error))
             return
         }
-        sd_bus_message_unref(owner)
-        serviceOwned = true
+        let name = try? BusReader(message: ownerReply).string()
+        sd_bus_message_unref(ownerReply)
+        guard let name, !name.isEmpty else {
+            owner = nil
+            radio.becomeUnavailable(.failed(name: "org.freedesktop.DBus.GetNameOwner", message: "the reply holds no unique name"))
+            return
+        }
+        owner = name
         guard let reply = call(service, managerPath, objectManager, "GetManagedObjects", error: &error) else {
             radio.becomeUnavailable(Self.reason(error))
             return
@@ -176,24 +187,47 @@ final class BusConnection {
 
     // MARK: Signals
 
-    fileprivate func handle(_ message: OpaquePointer) {
-        let reader = BusReader(message: message)
-        if sd_bus_message_is_signal(message, "org.freedesktop.DBus", "NameOwnerChanged") > 0 {
-            // (name, old owner, new owner): a new owner reads the modems; none, they are gone.
-            let newOwner = (try? { () throws(ModemPropertyError) -> String in
-                _ = try reader.string()
-                _ = try reader.string()
-                return try reader.string()
-            }()) ?? ""
-            if newOwner.isEmpty {
-                serviceOwned = false
-                radio.becomeUnavailable(.serviceAbsent)
-            } else {
-                readModems()
-            }
+    /// NameOwnerChanged of ModemManager's name (the second rule).
+    fileprivate func handleOwnerChange(_ message: OpaquePointer) {
+        // The sender as the bus daemon stamped it (a client cannot choose it):
+        // only the daemon itself tells who owns a name.
+        guard let sender = sd_bus_message_get_sender(message), strcmp(sender, "org.freedesktop.DBus") == 0 else {
+            radio.noteSpoofed(sender: sd_bus_message_get_sender(message).map { String(cString: $0) } ?? "")
             return
         }
-        guard serviceOwned else { return }
+        // (name, old owner, new owner): a new owner reads the modems; none, they are gone.
+        let reader = BusReader(message: message)
+        guard let (name, newOwner) = try? { () throws(ModemPropertyError) -> (String, String) in
+            let name = try reader.string()
+            _ = try reader.string()
+            return (name, try reader.string())
+        }(), name == service else { return }
+        if newOwner.isEmpty {
+            owner = nil
+            radio.becomeUnavailable(.serviceAbsent)
+        } else {
+            owner = newOwner
+            readModems()
+        }
+    }
+
+    /// ModemManager's signals (the first rule).
+    fileprivate func handle(_ message: OpaquePointer) {
+        // A NameOwnerChanged sent straight here by a client passes this rule
+        // too (see `owner`): it is the second rule's, counted there once.
+        if sd_bus_message_is_signal(message, "org.freedesktop.DBus", "NameOwnerChanged") > 0 { return }
+        let reader = BusReader(message: message)
+        guard let sender = sd_bus_message_get_sender(message) else {
+            radio.noteSpoofed(sender: "")
+            return
+        }
+        // Before the owner is known nothing is read (the modems are read whole
+        // once it is); after, only the owner's signals are.
+        guard let owner else { return }
+        guard owner.withCString({ strcmp($0, sender) == 0 }) else {
+            radio.noteSpoofed(sender: String(cString: sender))
+            return
+        }
         var needsBearers = false
         radio.update { state in
             do throws(ModemPropertyError) {
@@ -222,10 +256,16 @@ final class BusConnection {
     }
 }
 
-/// sd-bus's callback for the matches: the connection is the userdata.
+/// sd-bus's callbacks for the matches: the connection is the userdata.
 private let busSignal: sd_bus_message_handler_t = { message, userdata, _ in
     guard let message, let userdata else { return 0 }
     Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().handle(message)
+    return 0
+}
+
+private let busOwnerSignal: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().handleOwnerChange(message)
     return 0
 }
 

@@ -81,6 +81,13 @@ public final class ModemManagerRadio: Sendable {
         public var connections: UInt64 = 0
         /// Times the modems were read whole (GetManagedObjects).
         public var reads: UInt64 = 0
+        /// Signals dropped because ModemManager did not send them: one of
+        /// its signals from another connection than the one that owns its
+        /// name, or `NameOwnerChanged` from another than the bus daemon
+        /// (another process on the bus spoofing them).
+        public var spoofed: UInt64 = 0
+        /// The unique name of the last connection whose signal was dropped so.
+        public var lastSpoofSender: String?
     }
 
     struct State {
@@ -256,10 +263,11 @@ public final class ModemManagerRadio: Sendable {
         let (sources, facts, observers) = state.withLock { state -> ([RadioSource], RadioSource.ModemFacts?, [@Sendable () -> Void]) in
             // The table's revision, not a copy of it: a copy would make the
             // change copy the table (a message that changes nothing allocates nothing).
-            let before = (state.availability, state.table.revision, state.table.dropped)
+            let before = (state.availability, state.table.revision, state.table.dropped, state.counters.spoofed)
             change(&state)
             // A drop is told too (the observers see the counters move); the sources only see facts.
-            guard before.0 != state.availability || before.1 != state.table.revision || before.2 != state.table.dropped else {
+            guard before.0 != state.availability || before.1 != state.table.revision || before.2 != state.table.dropped
+                    || before.3 != state.counters.spoofed else {
                 return ([], nil, [])
             }
             let facts = state.availability == .available ? state.table.radioFacts() : nil
@@ -276,6 +284,14 @@ public final class ModemManagerRadio: Sendable {
         update { state in
             state.table.removeAll()
             state.availability = .unavailable(reason)
+        }
+    }
+
+    /// Counts a signal ModemManager did not send (`Counters.spoofed`).
+    func noteSpoofed(sender: String) {
+        update { state in
+            state.counters.spoofed &+= 1
+            state.counters.lastSpoofSender = sender
         }
     }
 

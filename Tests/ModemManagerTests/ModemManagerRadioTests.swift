@@ -16,8 +16,9 @@ final class ModemManagerRadioTests: XCTestCase {
     }
 
     /// A bus with the stand-in, and a radio that feeds `source`, available with no modem yet.
-    private func started(_ source: RadioSource, denying destination: String? = nil) throws -> (PrivateBus, ModemManagerRadio) {
-        let bus = try PrivateBus(denying: destination)
+    private func started(_ source: RadioSource, denying destination: String? = nil,
+                         debianPolicy: Bool = false) throws -> (PrivateBus, ModemManagerRadio) {
+        let bus = try PrivateBus(denying: destination, debianPolicy: debianPolicy)
         let radio = ModemManagerRadio(busAddress: bus.address, retryInterval: .milliseconds(50))
         addTeardownBlock { radio.stop() }
         try radio.follow(into: source)
@@ -109,6 +110,44 @@ final class ModemManagerRadioTests: XCTestCase {
         try bus.addModem(3, ["AccessTechnologies", "u", "16", "Ports", "a(su)", "1 wwan0 2"])
         radio.wait("EDGE") { _ in source.technology(for: "wwan0") == .edge }
         XCTAssertEqual(radio.counters.reads, 2)
+    }
+
+    /// Another user on Debian's system bus sends ModemManager's signals
+    /// straight to the radio's connection (the policy lets anyone send a
+    /// signal to anyone): a modem made of eth0, a modem changed, added and
+    /// removed, then ModemManager said gone. None is believed. Each time a
+    /// change of the real stand-in, sent after the spoofer's signals were
+    /// routed, is the barrier: when the radio has it, it has seen them.
+    func testSpoofedSignalsFromAnotherUserAreNotBelieved() throws {
+        guard getuid() == 0 else {
+            try PrivateBus.skipOrFail("the spoofer runs as another user: the test needs root to switch to it")
+            return
+        }
+        let source = RadioSource()
+        let (bus, radio) = try started(source, debianPolicy: true)
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2", "SignalQuality", "(ub)", "40 true"])
+        radio.wait("the modem appears") { _ in source.technology(for: "wwan0") == .lte }
+
+        let modemSignals = try bus.spoof("modem")
+        XCTAssertEqual(modemSignals, 4, "one connection of this process on the bus: the radio's")
+        try bus.setModem(0, ["SignalQuality", "(ub)", "41 true"])
+        radio.wait("the stand-in's change after the spoofed ones") { $0.modems.first?.signalQuality == 41 }
+        XCTAssertEqual(radio.modems.map(\.path), ["/org/freedesktop/ModemManager1/Modem/0"])
+        XCTAssertEqual(source.technology(for: "wwan0"), .lte)
+        XCTAssertNil(source.technology(for: "eth0"))
+        XCTAssertFalse(source.isModemInterface("eth0"), "eth0 was made a modem's port by another user")
+        XCTAssertEqual(radio.counters.spoofed, UInt64(modemSignals))
+        XCTAssertEqual(radio.counters.lastSpoofSender?.hasPrefix(":"), true, "the spoofer's unique name")
+
+        let ownerSignals = try bus.spoof("owner")
+        try bus.setModem(0, ["SignalQuality", "(ub)", "42 true"])
+        radio.wait("the stand-in's change, or the spoofed departure") {
+            $0.modems.first?.signalQuality == 42 || $0.availability != .available
+        }
+        XCTAssertEqual(radio.availability, .available, "another user said ModemManager was gone")
+        XCTAssertEqual(source.technology(for: "wwan0"), .lte)
+        XCTAssertEqual(radio.counters.spoofed, UInt64(modemSignals + ownerSignals))
+        XCTAssertEqual(radio.counters.dropped, 0)
     }
 
     /// No bus: a typed state, the radio source without facts, and the radio
