@@ -12,7 +12,8 @@ private let service = "org.freedesktop.ModemManager1"
 private let managerPath = "/org/freedesktop/ModemManager1"
 private let objectManager = "org.freedesktop.DBus.ObjectManager"
 private let properties = "org.freedesktop.DBus.Properties"
-/// How long a call may take before the thread gives up on it (the daemon hangs).
+/// How long a call may take before its answer is given up on (the daemon
+/// hangs); the thread never waits for it (`sd_bus_call_async`).
 private let callTimeoutMicroseconds: UInt64 = 5_000_000
 
 final class BusConnection {
@@ -102,76 +103,113 @@ final class BusConnection {
 
     // MARK: Reading
 
-    /// Reads every modem (GetManagedObjects) when ModemManager owns its name;
-    /// else the radio waits for NameOwnerChanged.
-    func readModems() {
-        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        defer { sd_bus_error_free(&error) }
-        guard let ownerReply = call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
-                                    argument: service, error: &error) else {
-            owner = nil
-            radio.becomeUnavailable(Self.reason(error))
-            return
-        }
-        let name = try? BusReader(message: ownerReply).string()
-        sd_bus_message_unref(ownerReply)
-        guard let name, !name.isEmpty else {
-            owner = nil
-            radio.becomeUnavailable(.failed(name: "org.freedesktop.DBus.GetNameOwner", message: "the reply holds no unique name"))
-            return
-        }
-        owner = name
-        guard let reply = call(service, managerPath, objectManager, "GetManagedObjects", error: &error) else {
-            radio.becomeUnavailable(Self.reason(error))
-            return
-        }
-        defer { sd_bus_message_unref(reply) }
-        let reader = BusReader(message: reply)
-        radio.update { state in
-            state.table.removeAll()
-            do throws(ModemPropertyError) {
-                try reader.forEachEntry("{oa{sa{sv}}}") { (path: UnsafePointer<CChar>) throws(ModemPropertyError) in
-                    try state.table.addInterfaces(of: String(cString: path), from: reader)
-                }
-            } catch {
-                state.table.noteDrop(error)
-            }
-            state.counters.reads += 1
-            state.availability = .available
-        }
-        readUnknownBearers()
+    /// What a call sent and not answered yet asks (its reply goes to `handleReply`).
+    private enum Question {
+        /// GetNameOwner of ModemManager's name.
+        case owner
+        /// GetManagedObjects: every modem.
+        case modems
+        /// GetAll of the bearer at this path.
+        case bearer(String)
     }
 
-    /// The bearers modems list that no message described (GetAll on each).
+    /// The calls waiting for their replies, by cookie. Every call is sent
+    /// without waiting (`sd_bus_call_async`): the thread goes on with the
+    /// signals and `stop()`, whatever ModemManager takes to answer (a hung
+    /// daemon, or many bearers), and a reply that no longer matters (the
+    /// owner changed) finds no entry here and is dropped.
+    private var pending: [UInt64: Question] = [:]
+
+    /// Reads every modem (GetNameOwner, then GetManagedObjects) when
+    /// ModemManager owns its name; else the radio waits for NameOwnerChanged.
+    /// The replies come to `handleReply`.
+    func readModems() {
+        // An older reading's replies are not waited for: this one's answer is newer.
+        pending = pending.filter { if case .bearer = $0.value { return true } else { return false } }
+        send(.owner, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", argument: service)
+    }
+
+    /// The bearers modems list that no message described and no call asks
+    /// for yet: GetAll on each.
     private func readUnknownBearers() {
         let unknown = radio.withTable { $0.unknownBearers }
-        for path in unknown {
-            var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-            defer { sd_bus_error_free(&error) }
-            guard let reply = call(service, path, properties, "GetAll", argument: ModemInterface.bearerName.description, error: &error) else { continue }
-            defer { sd_bus_message_unref(reply) }
-            let reader = BusReader(message: reply)
+        for path in unknown where !pending.values.contains(where: { if case .bearer(path) = $0 { return true } else { return false } }) {
+            send(.bearer(path), service, path, properties, "GetAll", argument: ModemInterface.bearerName.description)
+        }
+    }
+
+    /// Sends a method call with at most one string argument, never starting
+    /// a service, and notes what it asks; a reading that cannot be sent makes
+    /// the facts unavailable (a bearer's is asked again after the next signal).
+    private func send(_ question: Question, _ destination: String, _ path: String, _ interface: String, _ member: String,
+                      argument: String? = nil) {
+        var message: OpaquePointer?
+        var rc = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        if rc >= 0, let message {
+            sd_bus_message_set_auto_start(message, 0)
+            if let argument { rc = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) } }
+            // A floating slot: sd-bus frees it with the reply, the timeout or the bus.
+            if rc >= 0 { rc = sd_bus_call_async(bus, nil, message, busReply, Unmanaged.passUnretained(self).toOpaque(), callTimeoutMicroseconds) }
+            var cookie: UInt64 = 0
+            if rc >= 0 { rc = sd_bus_message_get_cookie(message, &cookie) }
+            sd_bus_message_unref(message)
+            if rc >= 0 {
+                pending[cookie] = question
+                return
+            }
+        }
+        if case .bearer = question { return }
+        if case .owner = question { owner = nil }
+        radio.becomeUnavailable(.failed(name: "\(member) not sent", message: String(cString: strerror(-rc))))
+    }
+
+    /// A reply, an error or a timeout of a call `send` made.
+    fileprivate func handleReply(_ reply: OpaquePointer) {
+        var cookie: UInt64 = 0
+        guard sd_bus_message_get_reply_cookie(reply, &cookie) >= 0, let question = pending.removeValue(forKey: cookie) else { return }
+        if let error = sd_bus_message_get_error(reply) {
+            switch question {
+            case .owner:
+                owner = nil
+                radio.becomeUnavailable(Self.reason(error.pointee))
+            case .modems:
+                radio.becomeUnavailable(Self.reason(error.pointee))
+            case .bearer:
+                break   // asked again after the next signal
+            }
+            return
+        }
+        let reader = BusReader(message: reply)
+        switch question {
+        case .owner:
+            guard let name = try? reader.string(), !name.isEmpty else {
+                owner = nil
+                radio.becomeUnavailable(.failed(name: "org.freedesktop.DBus.GetNameOwner", message: "the reply holds no unique name"))
+                return
+            }
+            owner = name
+            send(.modems, service, managerPath, objectManager, "GetManagedObjects")
+        case .modems:
+            radio.update { state in
+                state.table.removeAll()
+                do throws(ModemPropertyError) {
+                    try reader.forEachEntry("{oa{sa{sv}}}") { (path: UnsafePointer<CChar>) throws(ModemPropertyError) in
+                        try state.table.addInterfaces(of: String(cString: path), from: reader)
+                    }
+                } catch {
+                    state.table.noteDrop(error)
+                }
+                state.counters.reads += 1
+                state.availability = .available
+            }
+            readUnknownBearers()
+        case let .bearer(path):
             radio.update { state in
                 do throws(ModemPropertyError) { try state.table.readProperties(of: path, interface: .bearer, from: reader) } catch {
                     state.table.noteDrop(error)
                 }
             }
         }
-    }
-
-    /// A method call with at most one string argument, never starting a service.
-    private func call(_ destination: String, _ path: String, _ interface: String, _ member: String,
-                      argument: String? = nil, error: inout sd_bus_error) -> OpaquePointer? {
-        var message: OpaquePointer?
-        guard sd_bus_message_new_method_call(bus, &message, destination, path, interface, member) >= 0, let message else { return nil }
-        defer { sd_bus_message_unref(message) }
-        sd_bus_message_set_auto_start(message, 0)
-        if let argument {
-            guard argument.withCString({ sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }) >= 0 else { return nil }
-        }
-        var reply: OpaquePointer?
-        guard sd_bus_call(bus, message, callTimeoutMicroseconds, &error, &reply) >= 0 else { return nil }
-        return reply
     }
 
     private static func reason(_ error: sd_bus_error) -> ModemManagerUnavailable {
@@ -202,6 +240,8 @@ final class BusConnection {
             _ = try reader.string()
             return (name, try reader.string())
         }(), name == service else { return }
+        // Replies to calls the previous owner was asked are not for this one.
+        pending = [:]
         if newOwner.isEmpty {
             owner = nil
             radio.becomeUnavailable(.serviceAbsent)
@@ -260,6 +300,13 @@ final class BusConnection {
 private let busSignal: sd_bus_message_handler_t = { message, userdata, _ in
     guard let message, let userdata else { return 0 }
     Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().handle(message)
+    return 0
+}
+
+/// sd-bus's callback for the replies of `send`'s calls.
+private let busReply: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().handleReply(message)
     return 0
 }
 

@@ -112,6 +112,28 @@ final class ModemManagerRadioTests: XCTestCase {
         XCTAssertEqual(radio.counters.reads, 2)
     }
 
+    /// A bearer whose properties ModemManager does not give (a hung daemon,
+    /// or one slow with many bearers): the radio's thread does not wait for
+    /// them. The stand-in holds the call and, once it has it, changes the
+    /// modem: that change is seen while the call is still unanswered, and
+    /// the answer, when it comes, is taken (the call was not given up).
+    func testABearerCallThatIsNotAnsweredDoesNotStallTheRadio() throws {
+        let source = RadioSource()
+        let (bus, radio) = try started(source)
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"])
+        radio.wait("the modem appears") { _ in source.technology(for: "wwan0") == .lte }
+        try bus.mock("AddSilentBearer", "uus", ["0", "1", "ppp0"])
+        radio.wait("the change the stand-in makes once it holds the bearer's call") { $0.modems.first?.signalQuality == 77 }
+        XCTAssertFalse(source.isModemInterface("ppp0"), "the bearer's call is unanswered")
+        try bus.mock("AnswerFirstBearerCall", "", [])
+        radio.wait("the bearer's interface, from the answer to the call the radio made") { _ in source.isModemInterface("ppp0") }
+        XCTAssertEqual(source.technology(for: "ppp0"), .lte)
+        // stop() does not wait for a call either: one is held (the radio asks for no bearer twice meanwhile).
+        try bus.mock("AddSilentBearer", "uus", ["0", "2", "ppp1"])
+        radio.stop()
+        XCTAssertEqual(radio.availability, .stopped)
+    }
+
     /// Another user on Debian's system bus sends ModemManager's signals
     /// straight to the radio's connection (the policy lets anyone send a
     /// signal to anyone): a modem made of eth0, a modem changed, added and
