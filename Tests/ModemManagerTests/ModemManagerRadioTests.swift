@@ -134,6 +134,25 @@ final class ModemManagerRadioTests: XCTestCase {
         XCTAssertEqual(radio.availability, .stopped)
     }
 
+    /// A radio source unfollowed while a change is on its way to it (after
+    /// the change decided whom it tells, before it tells them): it ends with
+    /// no modem facts, as unfollow says, not the change's.
+    func testASourceUnfollowedDuringAChangeKeepsNoFacts() throws {
+        let source = RadioSource()
+        let (bus, radio) = try started(source)
+        let fired = NSLock()
+        nonisolated(unsafe) var first = true
+        radio.testHooks.beforeSourcesAreTold = { [unowned radio] in
+            guard fired.withLock({ defer { first = false }; return first }) else { return }
+            radio.unfollow(source)
+        }
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"])
+        radio.wait("the modem appears") { $0.modems.count == 1 }
+        XCTAssertFalse(radio.feeds(source))
+        XCTAssertNil(source.modemFacts, "a source no longer followed holds the modem's facts")
+        XCTAssertNil(source.technology(for: "wwan0"))
+    }
+
     /// Another user on Debian's system bus sends ModemManager's signals
     /// straight to the radio's connection (the policy lets anyone send a
     /// signal to anyone): a modem made of eth0, a modem changed, added and
