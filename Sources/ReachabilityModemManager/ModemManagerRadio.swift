@@ -137,10 +137,20 @@ public final class ModemManagerRadio: Sendable {
     /// A radio that follows ModemManager on the bus at `busAddress` (a D-Bus
     /// address such as `unix:path=/run/dbus/system_bus_socket`; nil: the
     /// system bus). Most programs use `shared`: one connection per process.
-    public init(busAddress: String? = nil, retryInterval: Duration = .seconds(5)) {
+    public convenience init(busAddress: String? = nil, retryInterval: Duration = .seconds(5)) {
+        self.init(busAddress: busAddress, retryInterval: retryInterval, callTimeout: .seconds(5))
+    }
+
+    /// A radio whose calls' answers are given up on after `callTimeout` (a
+    /// test that holds a call must not race the default 5 s).
+    package init(busAddress: String?, retryInterval: Duration, callTimeout: Duration) {
         self.busAddress = busAddress
         self.retryInterval = retryInterval
+        self.callTimeout = callTimeout
     }
+
+    /// How long a call's answer is waited for (the thread never blocks on it).
+    let callTimeout: Duration
 
     deinit { stop() }
 

@@ -16,10 +16,10 @@ final class ModemManagerRadioTests: XCTestCase {
     }
 
     /// A bus with the stand-in, and a radio that feeds `source`, available with no modem yet.
-    private func started(_ source: RadioSource, denying destination: String? = nil,
-                         debianPolicy: Bool = false) throws -> (PrivateBus, ModemManagerRadio) {
+    private func started(_ source: RadioSource, denying destination: String? = nil, debianPolicy: Bool = false,
+                         callTimeout: Duration = .seconds(5)) throws -> (PrivateBus, ModemManagerRadio) {
         let bus = try PrivateBus(denying: destination, debianPolicy: debianPolicy)
-        let radio = ModemManagerRadio(busAddress: bus.address, retryInterval: .milliseconds(50))
+        let radio = ModemManagerRadio(busAddress: bus.address, retryInterval: .milliseconds(50), callTimeout: callTimeout)
         addTeardownBlock { radio.stop() }
         try radio.follow(into: source)
         radio.wait("the service is absent before it starts") { $0.availability == .unavailable(.serviceAbsent) }
@@ -116,10 +116,11 @@ final class ModemManagerRadioTests: XCTestCase {
     /// or one slow with many bearers): the radio's thread does not wait for
     /// them. The stand-in holds the call and, once it has it, changes the
     /// modem: that change is seen while the call is still unanswered, and
-    /// the answer, when it comes, is taken (the call was not given up).
+    /// the answer, when it comes, is taken (the call was not given up: its
+    /// timeout is an hour here, so that no machine is too slow for the test).
     func testABearerCallThatIsNotAnsweredDoesNotStallTheRadio() throws {
         let source = RadioSource()
-        let (bus, radio) = try started(source)
+        let (bus, radio) = try started(source, callTimeout: .seconds(3600))
         try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"])
         radio.wait("the modem appears") { _ in source.technology(for: "wwan0") == .lte }
         try bus.mock("AddSilentBearer", "uus", ["0", "1", "ppp0"])
