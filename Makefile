@@ -57,16 +57,19 @@ help:
 # (sd-bus), and what its tests run: dbus-daemon (a private system bus per
 # test), python3-dbusmock (the ModemManager stand-in), modemmanager (the real
 # daemon, with no modem) and modemmanager-dev (its introspection data, from
-# which the stand-in takes every property's type).
+# which the stand-in takes every property's type), and
+# dbus-system-bus-common (Debian's system.conf: the spoofing test's bus runs
+# with its policy).
 SETUP_PACKAGES := libcap-dev pkg-config iproute2 nginx-light dnsmasq-base curl \
-	libsystemd-dev dbus-daemon python3-dbusmock modemmanager modemmanager-dev libyaml-dev
+	libsystemd-dev dbus-daemon dbus-system-bus-common python3-dbusmock modemmanager modemmanager-dev libyaml-dev
 setup:
 	@if ! pkg-config --exists libcap 2>/dev/null || ! command -v ip >/dev/null || ! command -v curl >/dev/null || \
 			! PATH="$$PATH:/usr/sbin:/sbin" command -v nginx >/dev/null || \
 			! PATH="$$PATH:/usr/sbin:/sbin" command -v dnsmasq >/dev/null || \
 			! pkg-config --exists libsystemd 2>/dev/null || ! pkg-config --exists yaml-0.1 2>/dev/null || ! [ -x /usr/bin/dbus-daemon ] || \
 			! /usr/bin/python3 -c 'import dbusmock' 2>/dev/null || ! [ -x /usr/sbin/ModemManager ] || \
-			! [ -f /usr/share/dbus-1/interfaces/org.freedesktop.ModemManager1.Modem.xml ]; then \
+			! [ -f /usr/share/dbus-1/interfaces/org.freedesktop.ModemManager1.Modem.xml ] || \
+			! [ -f /usr/share/dbus-1/system.conf ]; then \
 		echo "make: installing $(SETUP_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(SETUP_PACKAGES) >/dev/null; \

@@ -12,15 +12,18 @@ private let service = "org.freedesktop.ModemManager1"
 private let managerPath = "/org/freedesktop/ModemManager1"
 private let objectManager = "org.freedesktop.DBus.ObjectManager"
 private let properties = "org.freedesktop.DBus.Properties"
-/// How long a call may take before the thread gives up on it (the daemon hangs).
-private let callTimeoutMicroseconds: UInt64 = 5_000_000
 
 final class BusConnection {
     private var bus: OpaquePointer?
     private unowned let radio: ModemManagerRadio
     private var slots: [OpaquePointer?] = []
-    /// Whether ModemManager owns its name now.
-    private var serviceOwned = false
+    /// The unique name (`:1.42`) of the connection that owns ModemManager's
+    /// name now, nil when none does. Only its signals are believed: a match
+    /// rule's `sender='org.freedesktop.ModemManager1'` keeps other senders'
+    /// broadcasts out, but sd-bus cannot tell who owns a well-known name, so
+    /// a signal sent straight to this connection passes it from anyone (the
+    /// system bus's policy lets any user send a signal to anyone).
+    private var owner: String?
 
     private init(bus: OpaquePointer, radio: ModemManagerRadio) {
         self.bus = bus
@@ -54,10 +57,10 @@ final class BusConnection {
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
                 + "member='NameOwnerChanged',arg0='\(service)'",
         ]
-        for rule in rules {
+        for (rule, handler) in zip(rules, [busSignal, busOwnerSignal]) {
             var slot: OpaquePointer?
             let added = rule.withCString {
-                sd_bus_add_match(bus, &slot, $0, busSignal, Unmanaged.passUnretained(connection).toOpaque())
+                sd_bus_add_match(bus, &slot, $0, handler, Unmanaged.passUnretained(connection).toOpaque())
             }
             guard added >= 0 else {
                 connection.close()
@@ -97,70 +100,113 @@ final class BusConnection {
 
     // MARK: Reading
 
-    /// Reads every modem (GetManagedObjects) when ModemManager owns its name;
-    /// else the radio waits for NameOwnerChanged.
-    func readModems() {
-        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        defer { sd_bus_error_free(&error) }
-        guard let owner = call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
-                               argument: service, error: &error) else {
-            serviceOwned = false
-            radio.becomeUnavailable(Self.reason(error))
-            return
-        }
-        sd_bus_message_unref(owner)
-        serviceOwned = true
-        guard let reply = call(service, managerPath, objectManager, "GetManagedObjects", error: &error) else {
-            radio.becomeUnavailable(Self.reason(error))
-            return
-        }
-        defer { sd_bus_message_unref(reply) }
-        let reader = BusReader(message: reply)
-        radio.update { state in
-            state.table.removeAll()
-            do throws(ModemPropertyError) {
-                try reader.forEachEntry("{oa{sa{sv}}}") { (path: UnsafePointer<CChar>) throws(ModemPropertyError) in
-                    try state.table.addInterfaces(of: String(cString: path), from: reader)
-                }
-            } catch {
-                state.table.noteDrop(error)
-            }
-            state.counters.reads += 1
-            state.availability = .available
-        }
-        readUnknownBearers()
+    /// What a call sent and not answered yet asks (its reply goes to `handleReply`).
+    private enum Question {
+        /// GetNameOwner of ModemManager's name.
+        case owner
+        /// GetManagedObjects: every modem.
+        case modems
+        /// GetAll of the bearer at this path.
+        case bearer(String)
     }
 
-    /// The bearers modems list that no message described (GetAll on each).
+    /// The calls waiting for their replies, by cookie. Every call is sent
+    /// without waiting (`sd_bus_call_async`): the thread goes on with the
+    /// signals and `stop()`, whatever ModemManager takes to answer (a hung
+    /// daemon, or many bearers), and a reply that no longer matters (the
+    /// owner changed) finds no entry here and is dropped.
+    private var pending: [UInt64: Question] = [:]
+
+    /// Reads every modem (GetNameOwner, then GetManagedObjects) when
+    /// ModemManager owns its name; else the radio waits for NameOwnerChanged.
+    /// The replies come to `handleReply`.
+    func readModems() {
+        // An older reading's replies are not waited for: this one's answer is newer.
+        pending = pending.filter { if case .bearer = $0.value { return true } else { return false } }
+        send(.owner, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", argument: service)
+    }
+
+    /// The bearers modems list that no message described and no call asks
+    /// for yet: GetAll on each.
     private func readUnknownBearers() {
         let unknown = radio.withTable { $0.unknownBearers }
-        for path in unknown {
-            var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-            defer { sd_bus_error_free(&error) }
-            guard let reply = call(service, path, properties, "GetAll", argument: ModemInterface.bearerName.description, error: &error) else { continue }
-            defer { sd_bus_message_unref(reply) }
-            let reader = BusReader(message: reply)
+        for path in unknown where !pending.values.contains(where: { if case .bearer(path) = $0 { return true } else { return false } }) {
+            send(.bearer(path), service, path, properties, "GetAll", argument: ModemInterface.bearerName.description)
+        }
+    }
+
+    /// Sends a method call with at most one string argument, never starting
+    /// a service, and notes what it asks; a reading that cannot be sent makes
+    /// the facts unavailable (a bearer's is asked again after the next signal).
+    private func send(_ question: Question, _ destination: String, _ path: String, _ interface: String, _ member: String,
+                      argument: String? = nil) {
+        var message: OpaquePointer?
+        var rc = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        if rc >= 0, let message {
+            sd_bus_message_set_auto_start(message, 0)
+            if let argument { rc = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) } }
+            // A floating slot: sd-bus frees it with the reply, the timeout or the bus.
+            if rc >= 0 { rc = sd_bus_call_async(bus, nil, message, busReply, Unmanaged.passUnretained(self).toOpaque(), nanoseconds(radio.callTimeout) / 1000) }
+            var cookie: UInt64 = 0
+            if rc >= 0 { rc = sd_bus_message_get_cookie(message, &cookie) }
+            sd_bus_message_unref(message)
+            if rc >= 0 {
+                pending[cookie] = question
+                return
+            }
+        }
+        if case .bearer = question { return }
+        if case .owner = question { owner = nil }
+        radio.becomeUnavailable(.failed(name: "\(member) not sent", message: String(cString: strerror(-rc))))
+    }
+
+    /// A reply, an error or a timeout of a call `send` made.
+    fileprivate func handleReply(_ reply: OpaquePointer) {
+        var cookie: UInt64 = 0
+        guard sd_bus_message_get_reply_cookie(reply, &cookie) >= 0, let question = pending.removeValue(forKey: cookie) else { return }
+        if let error = sd_bus_message_get_error(reply) {
+            switch question {
+            case .owner:
+                owner = nil
+                radio.becomeUnavailable(Self.reason(error.pointee))
+            case .modems:
+                radio.becomeUnavailable(Self.reason(error.pointee))
+            case .bearer:
+                break   // asked again after the next signal
+            }
+            return
+        }
+        let reader = BusReader(message: reply)
+        switch question {
+        case .owner:
+            guard let name = try? reader.string(), !name.isEmpty else {
+                owner = nil
+                radio.becomeUnavailable(.failed(name: "org.freedesktop.DBus.GetNameOwner", message: "the reply holds no unique name"))
+                return
+            }
+            owner = name
+            send(.modems, service, managerPath, objectManager, "GetManagedObjects")
+        case .modems:
+            radio.update { state in
+                state.table.removeAll()
+                do throws(ModemPropertyError) {
+                    try reader.forEachEntry("{oa{sa{sv}}}") { (path: UnsafePointer<CChar>) throws(ModemPropertyError) in
+                        try state.table.addInterfaces(of: String(cString: path), from: reader)
+                    }
+                } catch {
+                    state.table.noteDrop(error)
+                }
+                state.counters.reads += 1
+                state.availability = .available
+            }
+            readUnknownBearers()
+        case let .bearer(path):
             radio.update { state in
                 do throws(ModemPropertyError) { try state.table.readProperties(of: path, interface: .bearer, from: reader) } catch {
                     state.table.noteDrop(error)
                 }
             }
         }
-    }
-
-    /// A method call with at most one string argument, never starting a service.
-    private func call(_ destination: String, _ path: String, _ interface: String, _ member: String,
-                      argument: String? = nil, error: inout sd_bus_error) -> OpaquePointer? {
-        var message: OpaquePointer?
-        guard sd_bus_message_new_method_call(bus, &message, destination, path, interface, member) >= 0, let message else { return nil }
-        defer { sd_bus_message_unref(message) }
-        sd_bus_message_set_auto_start(message, 0)
-        if let argument {
-            guard argument.withCString({ sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }) >= 0 else { return nil }
-        }
-        var reply: OpaquePointer?
-        guard sd_bus_call(bus, message, callTimeoutMicroseconds, &error, &reply) >= 0 else { return nil }
-        return reply
     }
 
     private static func reason(_ error: sd_bus_error) -> ModemManagerUnavailable {
@@ -176,24 +222,49 @@ final class BusConnection {
 
     // MARK: Signals
 
-    fileprivate func handle(_ message: OpaquePointer) {
-        let reader = BusReader(message: message)
-        if sd_bus_message_is_signal(message, "org.freedesktop.DBus", "NameOwnerChanged") > 0 {
-            // (name, old owner, new owner): a new owner reads the modems; none, they are gone.
-            let newOwner = (try? { () throws(ModemPropertyError) -> String in
-                _ = try reader.string()
-                _ = try reader.string()
-                return try reader.string()
-            }()) ?? ""
-            if newOwner.isEmpty {
-                serviceOwned = false
-                radio.becomeUnavailable(.serviceAbsent)
-            } else {
-                readModems()
-            }
+    /// NameOwnerChanged of ModemManager's name (the second rule).
+    fileprivate func handleOwnerChange(_ message: OpaquePointer) {
+        // The sender as the bus daemon stamped it (a client cannot choose it):
+        // only the daemon itself tells who owns a name.
+        guard let sender = sd_bus_message_get_sender(message), strcmp(sender, "org.freedesktop.DBus") == 0 else {
+            radio.noteSpoofed(sender: sd_bus_message_get_sender(message).map { String(cString: $0) } ?? "")
             return
         }
-        guard serviceOwned else { return }
+        // (name, old owner, new owner): a new owner reads the modems; none, they are gone.
+        let reader = BusReader(message: message)
+        guard let (name, newOwner) = try? { () throws(ModemPropertyError) -> (String, String) in
+            let name = try reader.string()
+            _ = try reader.string()
+            return (name, try reader.string())
+        }(), name == service else { return }
+        // Replies to calls the previous owner was asked are not for this one.
+        pending = [:]
+        if newOwner.isEmpty {
+            owner = nil
+            radio.becomeUnavailable(.serviceAbsent)
+        } else {
+            owner = newOwner
+            readModems()
+        }
+    }
+
+    /// ModemManager's signals (the first rule).
+    fileprivate func handle(_ message: OpaquePointer) {
+        // A NameOwnerChanged sent straight here by a client passes this rule
+        // too (see `owner`): it is the second rule's, counted there once.
+        if sd_bus_message_is_signal(message, "org.freedesktop.DBus", "NameOwnerChanged") > 0 { return }
+        let reader = BusReader(message: message)
+        guard let sender = sd_bus_message_get_sender(message) else {
+            radio.noteSpoofed(sender: "")
+            return
+        }
+        // Before the owner is known nothing is read (the modems are read whole
+        // once it is); after, only the owner's signals are.
+        guard let owner else { return }
+        guard owner.withCString({ strcmp($0, sender) == 0 }) else {
+            radio.noteSpoofed(sender: String(cString: sender))
+            return
+        }
         var needsBearers = false
         radio.update { state in
             do throws(ModemPropertyError) {
@@ -222,10 +293,23 @@ final class BusConnection {
     }
 }
 
-/// sd-bus's callback for the matches: the connection is the userdata.
+/// sd-bus's callbacks for the matches: the connection is the userdata.
 private let busSignal: sd_bus_message_handler_t = { message, userdata, _ in
     guard let message, let userdata else { return 0 }
     Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().handle(message)
+    return 0
+}
+
+/// sd-bus's callback for the replies of `send`'s calls.
+private let busReply: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().handleReply(message)
+    return 0
+}
+
+private let busOwnerSignal: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().handleOwnerChange(message)
     return 0
 }
 

@@ -81,6 +81,13 @@ public final class ModemManagerRadio: Sendable {
         public var connections: UInt64 = 0
         /// Times the modems were read whole (GetManagedObjects).
         public var reads: UInt64 = 0
+        /// Signals dropped because ModemManager did not send them: one of
+        /// its signals from another connection than the one that owns its
+        /// name, or `NameOwnerChanged` from another than the bus daemon
+        /// (another process on the bus spoofing them).
+        public var spoofed: UInt64 = 0
+        /// The unique name of the last connection whose signal was dropped so.
+        public var lastSpoofSender: String?
     }
 
     struct State {
@@ -90,7 +97,32 @@ public final class ModemManagerRadio: Sendable {
         var sources: [RadioSource] = []
         var observers: [(id: UInt64, observer: @Sendable () -> Void)] = []
         var nextObserverID: UInt64 = 0
+        /// Bumped by every change of what the radio sources should hold (the
+        /// facts, or which sources are fed): see `tell(_:)`.
+        var changes: UInt64 = 0
+        var testHooks = TestHooks()
+
+        /// What a fed source holds now.
+        var facts: RadioSource.ModemFacts? { availability == .available ? table.radioFacts() : nil }
     }
+
+    /// Where a test runs another call at the one moment a race needs (all
+    /// nil outside tests).
+    package struct TestHooks: Sendable {
+        /// On the radio's thread, after a change decided what the radio
+        /// sources are told and before they are told.
+        package var beforeSourcesAreTold: (@Sendable () -> Void)?
+
+        package init() {}
+    }
+
+    package var testHooks: TestHooks {
+        get { state.withLock { $0.testHooks } }
+        set { state.withLock { $0.testHooks = newValue } }
+    }
+
+    /// Whether `source` is fed now (for tests).
+    package func feeds(_ source: RadioSource) -> Bool { state.withLock { $0.sources.contains { $0 === source } } }
 
     /// The system bus's (`DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket).
     public static let shared = ModemManagerRadio()
@@ -105,10 +137,20 @@ public final class ModemManagerRadio: Sendable {
     /// A radio that follows ModemManager on the bus at `busAddress` (a D-Bus
     /// address such as `unix:path=/run/dbus/system_bus_socket`; nil: the
     /// system bus). Most programs use `shared`: one connection per process.
-    public init(busAddress: String? = nil, retryInterval: Duration = .seconds(5)) {
+    public convenience init(busAddress: String? = nil, retryInterval: Duration = .seconds(5)) {
+        self.init(busAddress: busAddress, retryInterval: retryInterval, callTimeout: .seconds(5))
+    }
+
+    /// A radio whose calls' answers are given up on after `callTimeout` (a
+    /// test that holds a call must not race the default 5 s).
+    package init(busAddress: String?, retryInterval: Duration, callTimeout: Duration) {
         self.busAddress = busAddress
         self.retryInterval = retryInterval
+        self.callTimeout = callTimeout
     }
+
+    /// How long a call's answer is waited for (the thread never blocks on it).
+    let callTimeout: Duration
 
     deinit { stop() }
 
@@ -116,12 +158,14 @@ public final class ModemManagerRadio: Sendable {
     /// radio's thread when it is not running.
     /// - Throws: `.system` when the thread cannot be started.
     public func follow(into radio: RadioSource = .processDefault) throws(ReachabilityError) {
-        let facts = state.withLock { state -> RadioSource.ModemFacts? in
-            if !state.sources.contains(where: { $0 === radio }) { state.sources.append(radio) }
+        let added = state.withLock { state -> Bool in
             if case .stopped = state.availability { state.availability = .starting }
-            return state.availability == .available ? state.table.radioFacts() : nil
+            guard !state.sources.contains(where: { $0 === radio }) else { return false }
+            state.sources.append(radio)
+            state.changes &+= 1
+            return state.availability == .available
         }
-        if let facts { radio.setModemFacts(facts) }
+        if added { tell(radio) }
         _ = try worker.start(.modems) { [self] wakeFD in run(wakeFD: wakeFD) }
     }
 
@@ -131,9 +175,10 @@ public final class ModemManagerRadio: Sendable {
         let fed = state.withLock { state -> Bool in
             guard let index = state.sources.firstIndex(where: { $0 === radio }) else { return false }
             state.sources.remove(at: index)
+            state.changes &+= 1
             return true
         }
-        if fed { radio.setModemFacts(nil) }
+        if fed { tell(radio) }
     }
 
     /// Stops following: the thread ends, and every radio source fed loses the modems' facts.
@@ -142,11 +187,12 @@ public final class ModemManagerRadio: Sendable {
         let sources = state.withLock { state -> [RadioSource] in
             state.availability = .stopped
             state.table.removeAll()
+            state.changes &+= 1
             defer { state.sources = [] }
             return state.sources
         }
         state.broadcast()
-        for source in sources { source.setModemFacts(nil) }
+        for source in sources { tell(source) }
     }
 
     /// Whether the facts are followed now, or why not.
@@ -253,22 +299,41 @@ public final class ModemManagerRadio: Sendable {
     /// Changes the state on the radio's thread, then tells the radio sources
     /// and the observers (outside the lock) when the facts or the availability moved.
     func update(_ change: (inout State) -> Void) {
-        let (sources, facts, observers) = state.withLock { state -> ([RadioSource], RadioSource.ModemFacts?, [@Sendable () -> Void]) in
+        let (sources, observers, hook) = state.withLock {
+            state -> ([RadioSource], [@Sendable () -> Void], (@Sendable () -> Void)?) in
             // The table's revision, not a copy of it: a copy would make the
             // change copy the table (a message that changes nothing allocates nothing).
-            let before = (state.availability, state.table.revision, state.table.dropped)
+            let before = (state.availability, state.table.revision, state.table.dropped, state.counters.spoofed)
             change(&state)
             // A drop is told too (the observers see the counters move); the sources only see facts.
-            guard before.0 != state.availability || before.1 != state.table.revision || before.2 != state.table.dropped else {
-                return ([], nil, [])
+            guard before.0 != state.availability || before.1 != state.table.revision || before.2 != state.table.dropped
+                    || before.3 != state.counters.spoofed else {
+                return ([], [], nil)
             }
-            let facts = state.availability == .available ? state.table.radioFacts() : nil
-            return (state.sources, facts, state.observers.map(\.observer))
+            state.changes &+= 1
+            return (state.sources, state.observers.map(\.observer), state.testHooks.beforeSourcesAreTold)
         }
+        hook?()
         // The sources first: who waits for an answer (`waitForFirstAnswer`) then reads it there.
-        for source in sources { source.setModemFacts(facts) }
+        for source in sources { tell(source) }
         state.broadcast()
         for observer in observers { observer() }
+    }
+
+    /// Gives `source` what it should hold now: the facts while it is fed,
+    /// none when it is not. A source is told outside the lock (its observers
+    /// run then), so an `unfollow`, `follow` or change can come between what
+    /// was read and what was set; whoever makes such a change tells after
+    /// it, and a teller that sees `changes` moved meanwhile tells again: the
+    /// last set is of the latest state, never a stale one.
+    private func tell(_ source: RadioSource) {
+        while true {
+            let (facts, changes) = state.withLock { state in
+                (state.sources.contains { $0 === source } ? state.facts : nil, state.changes)
+            }
+            source.setModemFacts(facts)
+            if state.withLock({ $0.changes == changes }) { return }
+        }
     }
 
     /// No facts, and why: the modems read so far are forgotten (none stale).
@@ -276,6 +341,14 @@ public final class ModemManagerRadio: Sendable {
         update { state in
             state.table.removeAll()
             state.availability = .unavailable(reason)
+        }
+    }
+
+    /// Counts a signal ModemManager did not send (`Counters.spoofed`).
+    func noteSpoofed(sender: String) {
+        update { state in
+            state.counters.spoofed &+= 1
+            state.counters.lastSpoofSender = sender
         }
     }
 

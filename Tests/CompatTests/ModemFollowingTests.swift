@@ -36,6 +36,25 @@ final class ModemFollowingTests: CompatTestCase {
         return (bus, radio)
     }
 
+    /// `CompatEnvironment.modemManager = nil` while the first use is
+    /// following it (decided, not yet done): nothing is followed after.
+    func testModemManagerSetToNilDuringTheFirstUseFollowsNothing() throws {
+        let bus = try PrivateBus()
+        try bus.startServiceAndWait()
+        let radio = ModemManagerRadio(busAddress: bus.address, retryInterval: .milliseconds(50))
+        let saved = CompatEnvironment.modemManager
+        CompatEnvironment.modemManager = radio
+        addTeardownBlock {
+            CompatEnvironment.beforeFollowing = nil
+            CompatEnvironment.modemManager = saved
+            radio.stop()
+        }
+        CompatEnvironment.beforeFollowing = { CompatEnvironment.modemManager = nil }
+        CompatEnvironment.followModems()
+        XCTAssertNil(CompatEnvironment.modemManager)
+        XCTAssertFalse(radio.feeds(.processDefault), "ModemManager is followed after modemManager was set to nil")
+    }
+
     func testCoreTelephonyFollowsTheModemWithNoCallAndTellsEachChangeOnce() throws {
         _ = try makeWWANNamespace()
         let (bus, _) = try modemOnLTE(port: "wwan0")

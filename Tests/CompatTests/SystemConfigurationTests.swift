@@ -449,6 +449,55 @@ final class SystemConfigurationTests: CompatTestCase {
         SCNetworkReachabilitySetDispatchQueue(ref, nil)
     }
 
+    /// An app that reads GetFlags in its callback while a policy change is
+    /// pending (the monitor has it to apply): GetFlags answers the change,
+    /// and the callback is called with the change once the monitor applied
+    /// it, never again with its own flags meanwhile. The monitor's event
+    /// thread is held (a handler of its own, after the callback's change was
+    /// handed over) while the change is made and the callback runs; the
+    /// callback's queue waits until the change is made.
+    func testGetFlagsInTheCallbackWhileAChangeIsPendingGivesNoCallbackWithUnchangedFlags() throws {
+        _ = try makeWWANNamespace()
+        let ref = try XCTUnwrap(address("0.0.0.0"))
+        let counts = ContextCounts()
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let holdOnce = Atomic<Bool>(true)
+        addTeardownBlock {
+            release.signal()
+            ReachabilityPolicy.processDefault.allowsWWAN = true
+        }
+        ref.testHooks.beforeStart = { monitor in
+            monitor.onChange { change in
+                guard change.evaluation.unsatisfiedReason == .wwanRefused,
+                      holdOnce.exchange(false, ordering: .relaxed) else { return }
+                held.signal()
+                release.wait()
+            }
+        }
+        let readingCallback: SCNetworkReachabilityCallBack = { target, flags, info in
+            var now = SCNetworkReachabilityFlags()
+            XCTAssertTrue(SCNetworkReachabilityGetFlags(target, &now))
+            XCTAssertEqual(now, [.reachable, .isWWAN], "GetFlags: the pending change, cellular data on")
+            Unmanaged<ContextCounts>.fromOpaque(info!).takeUnretainedValue().flags.add(flags)
+        }
+        let queue = DispatchQueue(label: "sc-reading")
+        var context = context(counts)
+        XCTAssertTrue(SCNetworkReachabilitySetCallback(ref, readingCallback, &context))
+        XCTAssertTrue(SCNetworkReachabilitySetDispatchQueue(ref, queue))
+        queue.suspend()   // the callback runs once the change is pending
+        ReachabilityPolicy.processDefault.allowsWWAN = false
+        XCTAssertEqual(held.wait(timeout: .now() + 10), .success, "the monitor's answer to cellular data off")
+        ReachabilityPolicy.processDefault.allowsWWAN = true   // pending: the monitor's thread is held
+        queue.resume()
+        XCTAssertEqual(counts.flags.wait(for: 1), [.isWWAN], "the callback, whose GetFlags answered the pending change")
+        queue.sync {}   // what that GetFlags queued has run
+        XCTAssertEqual(counts.flags.all, [.isWWAN], "called back with unchanged flags while the change was pending")
+        release.signal()
+        XCTAssertEqual(counts.flags.wait(for: 2), [.isWWAN, [.reachable, .isWWAN]], "the change, once the monitor applied it")
+        SCNetworkReachabilitySetDispatchQueue(ref, nil)
+        XCTAssertEqual(counts.flags.all, [.isWWAN, [.reachable, .isWWAN]])
+    }
+
     // MARK: The example
 
     func testSCWatchAcrossALinkDownAndUp() throws {

@@ -16,9 +16,10 @@ final class ModemManagerRadioTests: XCTestCase {
     }
 
     /// A bus with the stand-in, and a radio that feeds `source`, available with no modem yet.
-    private func started(_ source: RadioSource, denying destination: String? = nil) throws -> (PrivateBus, ModemManagerRadio) {
-        let bus = try PrivateBus(denying: destination)
-        let radio = ModemManagerRadio(busAddress: bus.address, retryInterval: .milliseconds(50))
+    private func started(_ source: RadioSource, denying destination: String? = nil, debianPolicy: Bool = false,
+                         callTimeout: Duration = .seconds(5)) throws -> (PrivateBus, ModemManagerRadio) {
+        let bus = try PrivateBus(denying: destination, debianPolicy: debianPolicy)
+        let radio = ModemManagerRadio(busAddress: bus.address, retryInterval: .milliseconds(50), callTimeout: callTimeout)
         addTeardownBlock { radio.stop() }
         try radio.follow(into: source)
         radio.wait("the service is absent before it starts") { $0.availability == .unavailable(.serviceAbsent) }
@@ -109,6 +110,86 @@ final class ModemManagerRadioTests: XCTestCase {
         try bus.addModem(3, ["AccessTechnologies", "u", "16", "Ports", "a(su)", "1 wwan0 2"])
         radio.wait("EDGE") { _ in source.technology(for: "wwan0") == .edge }
         XCTAssertEqual(radio.counters.reads, 2)
+    }
+
+    /// A bearer whose properties ModemManager does not give (a hung daemon,
+    /// or one slow with many bearers): the radio's thread does not wait for
+    /// them. The stand-in holds the call and, once it has it, changes the
+    /// modem: that change is seen while the call is still unanswered, and
+    /// the answer, when it comes, is taken (the call was not given up: its
+    /// timeout is an hour here, so that no machine is too slow for the test).
+    func testABearerCallThatIsNotAnsweredDoesNotStallTheRadio() throws {
+        let source = RadioSource()
+        let (bus, radio) = try started(source, callTimeout: .seconds(3600))
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"])
+        radio.wait("the modem appears") { _ in source.technology(for: "wwan0") == .lte }
+        try bus.mock("AddSilentBearer", "uus", ["0", "1", "ppp0"])
+        radio.wait("the change the stand-in makes once it holds the bearer's call") { $0.modems.first?.signalQuality == 77 }
+        XCTAssertFalse(source.isModemInterface("ppp0"), "the bearer's call is unanswered")
+        try bus.mock("AnswerFirstBearerCall", "", [])
+        radio.wait("the bearer's interface, from the answer to the call the radio made") { _ in source.isModemInterface("ppp0") }
+        XCTAssertEqual(source.technology(for: "ppp0"), .lte)
+        // stop() does not wait for a call either: one is held (the radio asks for no bearer twice meanwhile).
+        try bus.mock("AddSilentBearer", "uus", ["0", "2", "ppp1"])
+        radio.stop()
+        XCTAssertEqual(radio.availability, .stopped)
+    }
+
+    /// A radio source unfollowed while a change is on its way to it (after
+    /// the change decided whom it tells, before it tells them): it ends with
+    /// no modem facts, as unfollow says, not the change's.
+    func testASourceUnfollowedDuringAChangeKeepsNoFacts() throws {
+        let source = RadioSource()
+        let (bus, radio) = try started(source)
+        let fired = NSLock()
+        nonisolated(unsafe) var first = true
+        radio.testHooks.beforeSourcesAreTold = { [unowned radio] in
+            guard fired.withLock({ defer { first = false }; return first }) else { return }
+            radio.unfollow(source)
+        }
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"])
+        radio.wait("the modem appears") { $0.modems.count == 1 }
+        XCTAssertFalse(radio.feeds(source))
+        XCTAssertNil(source.modemFacts, "a source no longer followed holds the modem's facts")
+        XCTAssertNil(source.technology(for: "wwan0"))
+    }
+
+    /// Another user on Debian's system bus sends ModemManager's signals
+    /// straight to the radio's connection (the policy lets anyone send a
+    /// signal to anyone): a modem made of eth0, a modem changed, added and
+    /// removed, then ModemManager said gone. None is believed. Each time a
+    /// change of the real stand-in, sent after the spoofer's signals were
+    /// routed, is the barrier: when the radio has it, it has seen them.
+    func testSpoofedSignalsFromAnotherUserAreNotBelieved() throws {
+        guard getuid() == 0 else {
+            try PrivateBus.skipOrFail("the spoofer runs as another user: the test needs root to switch to it")
+            return
+        }
+        let source = RadioSource()
+        let (bus, radio) = try started(source, debianPolicy: true)
+        try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2", "SignalQuality", "(ub)", "40 true"])
+        radio.wait("the modem appears") { _ in source.technology(for: "wwan0") == .lte }
+
+        let modemSignals = try bus.spoof("modem")
+        XCTAssertEqual(modemSignals, 4, "one connection of this process on the bus: the radio's")
+        try bus.setModem(0, ["SignalQuality", "(ub)", "41 true"])
+        radio.wait("the stand-in's change after the spoofed ones") { $0.modems.first?.signalQuality == 41 }
+        XCTAssertEqual(radio.modems.map(\.path), ["/org/freedesktop/ModemManager1/Modem/0"])
+        XCTAssertEqual(source.technology(for: "wwan0"), .lte)
+        XCTAssertNil(source.technology(for: "eth0"))
+        XCTAssertFalse(source.isModemInterface("eth0"), "eth0 was made a modem's port by another user")
+        XCTAssertEqual(radio.counters.spoofed, UInt64(modemSignals))
+        XCTAssertEqual(radio.counters.lastSpoofSender?.hasPrefix(":"), true, "the spoofer's unique name")
+
+        let ownerSignals = try bus.spoof("owner")
+        try bus.setModem(0, ["SignalQuality", "(ub)", "42 true"])
+        radio.wait("the stand-in's change, or the spoofed departure") {
+            $0.modems.first?.signalQuality == 42 || $0.availability != .available
+        }
+        XCTAssertEqual(radio.availability, .available, "another user said ModemManager was gone")
+        XCTAssertEqual(source.technology(for: "wwan0"), .lte)
+        XCTAssertEqual(radio.counters.spoofed, UInt64(modemSignals + ownerSignals))
+        XCTAssertEqual(radio.counters.dropped, 0)
     }
 
     /// No bus: a typed state, the radio source without facts, and the radio

@@ -40,13 +40,15 @@ final class PrivateBus {
         throw XCTSkip(why)
     }
 
-    /// A bus listening at `directory`/bus (by default a new directory).
-    init(denying destination: String? = nil, in socketDirectory: URL? = nil) throws {
+    /// A bus listening at `directory`/bus (by default a new directory). With
+    /// `debianPolicy`, its configuration is Debian's system bus's
+    /// (`debianSystemConfiguration`) instead of one that allows everything.
+    init(denying destination: String? = nil, in socketDirectory: URL? = nil, debianPolicy: Bool = false) throws {
         directory = socketDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("reach-bus-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let socket = directory.appendingPathComponent("bus").path
         let deny = destination.map { "<deny send_destination=\"\($0)\"/>" } ?? ""
-        let configuration = """
+        let configuration = debianPolicy ? try Self.debianSystemConfiguration(listeningAt: socket) : """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
               "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
             <busconfig>
@@ -86,6 +88,56 @@ final class PrivateBus {
         }
         address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !address.isEmpty else { throw XCTSkip("dbus-daemon printed no address") }
+    }
+
+    /// Debian's /usr/share/dbus-1/system.conf, policy untouched (any user
+    /// may connect and send signals to anyone; method calls and names only
+    /// where a service's file in system.d allows them: ModemManager's lets
+    /// root own its name and call it), adapted only where a private bus
+    /// must be: its socket, no user to switch to, no fork, pid file or
+    /// syslog, and no service activation (nothing may start the real daemon).
+    static func debianSystemConfiguration(listeningAt socket: String) throws -> String {
+        let path = "/usr/share/dbus-1/system.conf"
+        guard var text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            try skipOrFail("\(path) is missing (make setup installs dbus-daemon)")
+            return ""
+        }
+        let adaptations = [
+            ("<listen>unix:path=/run/dbus/system_bus_socket</listen>", "<listen>unix:path=\(socket)</listen>"),
+            ("<user>messagebus</user>", ""), ("<fork/>", ""), ("<pidfile>/run/dbus/pid</pidfile>", ""), ("<syslog/>", ""),
+            ("<standard_system_servicedirs/>", ""),
+            ("<servicehelper>/usr/lib/dbus-1.0/dbus-daemon-launch-helper</servicehelper>", ""),
+            // Relative to the configuration's own directory, which is the test's here.
+            ("<includedir>system.d</includedir>", "<includedir>/usr/share/dbus-1/system.d</includedir>"),
+        ]
+        for (original, adapted) in adaptations {
+            guard text.contains(original) else { throw XCTSkip("\(path) has no \(original): another dbus version") }
+            text = text.replacingOccurrences(of: original, with: adapted)
+        }
+        return text
+    }
+
+    /// Runs bus_spoofer.py as `nobody` (uid 65534): it sends `what`'s spoofed
+    /// signals straight to every connection of this process, and returns once
+    /// the bus routed them. Returns how many it sent.
+    func spoof(_ what: String, file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        let script = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("bus_spoofer.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                             "/usr/bin/python3", script.path, address, "\(getpid())", what]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "bus_spoofer.py \(what): \(message)", file: file, line: line)
+        return Int(printed.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     deinit {

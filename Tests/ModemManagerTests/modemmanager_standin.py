@@ -17,6 +17,15 @@ The test drives it through org.freedesktop.DBus.Mock (busctl call ...):
   RemoveModem(u index)                               InterfacesRemoved
   AddBearer(u modem, u index, s interface)           the bearer, then the
                                                     modem's Bearers changed
+  AddSilentBearer(u modem, u index, s interface)     the same, but the bearer
+                                                    answers no GetAll (a hung
+                                                    daemon): it holds each;
+                                                    the first held makes the
+                                                    modem's SignalQuality 77
+                                                    (the test's sign it came)
+  AnswerFirstBearerCall()                            answers the first held
+                                                    GetAll, with the bearer's
+                                                    properties
 '''
 
 import os
@@ -134,6 +143,56 @@ def RemoveModem(self, index):
     path = modem_path(index)
     self.object_manager_emit_removed(path)
     self.RemoveObject(path)
+
+
+class SilentBearer(dbus.service.Object):
+    '''A bearer whose GetAll is held until the test answers it.'''
+
+    def __init__(self, connection, path, props, modem):
+        super().__init__(connection, path)
+        self.props = props
+        self.modem = modem
+        # dbusmock's method lookup, which replaces dbus-python's for every
+        # object, looks here first; none: dbus-python's decorated methods.
+        self.methods = {}
+        self.interface = BEARER
+
+    @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature='s', out_signature='a{sv}',
+                         async_callbacks=('reply', 'error'))
+    def GetAll(self, interface, reply, error):
+        HELD.append((reply, self.props))
+        if len(HELD) == 1:
+            quality = {'SignalQuality': dbus.Struct((dbus.UInt32(77), True), signature='ub', variant_level=1)}
+            self.modem.props[MODEM].update(quality)
+            self.modem.EmitSignal(dbus.PROPERTIES_IFACE, 'PropertiesChanged', 'sa{sv}as', [MODEM, quality, []])
+
+
+# The GetAll calls silent bearers hold (reply callbacks), and the bearers themselves.
+HELD = []
+SILENT = []
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='uus', out_signature='o')
+def AddSilentBearer(self, modem, index, interface):
+    path = '/org/freedesktop/ModemManager1/Bearer/%d' % index
+    owner = mockobject.get_object(modem_path(modem))
+    SILENT.append(SilentBearer(self.connection, path, properties(BEARER, {
+        'Interface': dbus.String(interface, variant_level=1),
+        'Connected': dbus.Boolean(True, variant_level=1)}), owner))
+    bearers = list(owner.GetAll(MODEM)['Bearers']) + [dbus.ObjectPath(path)]
+    owner.UpdateProperties(MODEM, {'Bearers': dbus.Array(bearers, signature='o', variant_level=1)})
+    return path
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='', out_signature='u')
+def AnswerFirstBearerCall(self):
+    '''Answers the first held GetAll; returns how many were held.'''
+    held = len(HELD)
+    if HELD:
+        reply, props = HELD[0]
+        HELD[0] = (lambda *_: None, props)   # answered once
+        reply(dbus.Dictionary(props, signature='sv'))
+    return held
 
 
 @dbus.service.method(MOCK_IFACE, in_signature='uus', out_signature='o')

@@ -27,6 +27,9 @@ public enum CompatEnvironment {
         /// The modem daemon to follow, and the one followed now (from the first use on).
         var modemManager: ModemManagerRadio? = CompatEnvironment.modemManagerFromEnvironment()
         var followed: ModemManagerRadio?
+        /// Bumped by every change of `followed`: see `settle(_:)`.
+        var followChanges: UInt64 = 0
+        var beforeFollowing: (@Sendable () -> Void)?
     }
     /// How long the first use waits for the modems to be read (ModemManager
     /// answers in a few milliseconds; an absent bus or service at once).
@@ -115,11 +118,19 @@ public enum CompatEnvironment {
                 defer {
                     state.modemManager = newValue
                     state.followed = nil
+                    state.followChanges &+= 1
                 }
                 return state.followed
             }
-            previous?.unfollow(.processDefault)
+            if let previous { settle(previous) }
         }
+    }
+
+    /// A test's hook, run once: after the first use decided to follow
+    /// `modemManager` and before it follows it (nil outside tests).
+    package static var beforeFollowing: (@Sendable () -> Void)? {
+        get { state.withLock { $0.beforeFollowing } }
+        set { state.withLock { $0.beforeFollowing = newValue } }
     }
 
     /// Follows `modemManager` from now on, once; the first call waits for its first answer.
@@ -127,15 +138,39 @@ public enum CompatEnvironment {
         let radio = state.withLock { state -> ModemManagerRadio? in
             guard let radio = state.modemManager, state.followed !== radio else { return nil }
             state.followed = radio
+            state.followChanges &+= 1
             return radio
         }
-        guard let radio else { return }
-        do {
-            try radio.follow(into: .processDefault)
-            _ = radio.waitForFirstAnswer(timeout: firstModemAnswer)
-        } catch {
-            let line = "reachability: not following ModemManager: \(error)\n"
-            _ = line.withCString { write(2, $0, strlen($0)) }
+        guard let radio, settle(radio) else { return }
+        _ = radio.waitForFirstAnswer(timeout: firstModemAnswer)
+    }
+
+    /// Makes `radio` feed the process's radio source, or not, as `followed`
+    /// says. Following happens outside the lock (it starts a thread), so the
+    /// setter can come between what was read and what is done; whoever
+    /// changes `followed` settles after it, and a settling that sees it
+    /// changed meanwhile settles again: the last done is what the latest
+    /// says. Returns whether `radio` is followed.
+    @discardableResult
+    private static func settle(_ radio: ModemManagerRadio) -> Bool {
+        while true {
+            let (wanted, changes, hook) = state.withLock { state in
+                defer { state.beforeFollowing = nil }
+                return (state.followed === radio, state.followChanges, state.beforeFollowing)
+            }
+            hook?()
+            if wanted {
+                do {
+                    try radio.follow(into: .processDefault)
+                } catch {
+                    let line = "reachability: not following ModemManager: \(error)\n"
+                    _ = line.withCString { write(2, $0, strlen($0)) }
+                    return false
+                }
+            } else {
+                radio.unfollow(.processDefault)
+            }
+            if state.withLock({ $0.followChanges == changes }) { return wanted }
         }
     }
 

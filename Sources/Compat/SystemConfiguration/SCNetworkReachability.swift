@@ -209,8 +209,17 @@ public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomS
 
     /// Where the callback runs, after flags were shown: the latest answer is delivered.
     private func reconcile(generation: UInt64) {
-        guard let monitor = lock.withLock({ state.generation == generation ? state.monitor : nil }),
+        guard let (monitor, post) = lock.withLock({ state.generation == generation ? state.monitor.map { ($0, state.post) } : nil }),
               let evaluation = monitor.currentEvaluations.first else { return }
+        // A radio or policy change the monitor has not applied (GetFlags
+        // answered it from the evaluator): its answer is from before, the
+        // callback's own flags, and delivering it would call back with them,
+        // again each time a callback reads GetFlags, until the monitor applies
+        // the change. Tried again after the monitor's event thread has turned.
+        if monitor.reevaluationPending, !Self.isName(target.0), let post,
+           monitor.pingEventThread({ post { [weak self] in self?.reconcile(generation: generation) } }) {
+            return
+        }
         deliver(evaluation, generation: generation)
     }
 
