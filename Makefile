@@ -236,14 +236,15 @@ test-kernel: static
 # in Chromium; then RemoteWriteTests: a gateway
 # behind a NAT router pushing to Prometheus over TLS with basic auth, a
 # two-minute cut (about 2.5 of the run's minutes), receivers that answer 500,
-# 400, 401 or an unverifiable certificate, and every query of the Grafana
-# dashboard (Exporter/dist/grafana) against what was pushed (root).
-FLEET_PACKAGES := prometheus curl systemd nftables apache2-utils openssl chromium fonts-dejavu-core
+# 400, 401 or an unverifiable certificate, every query of the Grafana
+# dashboard (Exporter/dist/grafana) against what was pushed, and a second real
+# receiver, Debian's victoria-metrics, beside Prometheus through a cut (root).
+FLEET_PACKAGES := prometheus curl systemd nftables apache2-utils openssl chromium fonts-dejavu-core victoria-metrics
 setup-fleet: setup
 	@if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null || ! command -v curl >/dev/null || \
 			! command -v systemd-analyze >/dev/null || ! PATH="$$PATH:/usr/sbin:/sbin" command -v nft >/dev/null || \
 			! command -v htpasswd >/dev/null || ! command -v openssl >/dev/null || ! command -v chromium >/dev/null || \
-			! [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then \
+			! [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || ! [ -x /usr/bin/victoria-metrics ]; then \
 		echo "make: installing $(FLEET_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 			--no-install-recommends $(FLEET_PACKAGES) >/dev/null; \
