@@ -805,6 +805,66 @@ final class RemoteWriteTests: NamespaceTestCase {
         print("remote write, unverified certificate: \(logLines(fleet.exporter, "centre"))")
     }
 
+    // MARK: - Redirects, from a real nginx
+
+    /// Debian's nginx in front of the stand-in, as an ingress that moved the
+    /// receiver answers: 307 then 308 are followed with the body (the
+    /// stand-in decodes every sample), nothing dropped; a 301 is retried,
+    /// nothing dropped, and the log names its Location. (Before: both were
+    /// dropped as 4xx, `rejected`.)
+    func testRedirectsFromARealNginxAreFollowedOrSaid() throws {
+        let programs = try programs()
+        _ = try requireServer(NginxServer.executable, "nginx", package: "nginx-light", file: #filePath, line: #line)
+        let directory = try makeDirectory()
+        let gateway = try makeNamespace()
+        let log = try startStandIn(programs, in: gateway, directory: directory, code: 200, times: -1)
+        let nginxDirectory = directory.appendingPathComponent("nginx")
+        try FileManager.default.createDirectory(at: nginxDirectory, withIntermediateDirectories: true)
+        let standIn = "http://127.0.0.1:\(Self.standInPort)/api/v1/write"
+        let config = Nginx.config(directory: nginxDirectory.path, addresses: ["127.0.0.1"], port: Self.nginxPort, locations: [
+            ("/api/v1/write", "return 307 /hop;"),
+            ("/hop", "return 308 \(standIn);"),
+            ("/old", "return 301 \(standIn);"),
+        ])
+        let nginx = try Nginx.start(in: gateway.name, directory: nginxDirectory, config: config) {
+            (try? inside(gateway, [programs.curl.path, "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST",
+                                   "http://127.0.0.1:\(Self.nginxPort)/api/v1/write"], expect: nil).stdout) == "307"
+        }
+        addTeardownBlock { nginx.stop() }
+        let exporter = try startExporter(programs, in: gateway, directory: directory, listen: "127.0.0.1:\(Self.exporterPort)", remoteWrite: """
+              - url: http://127.0.0.1:\(Self.nginxPort)/api/v1/write
+                name: moved
+                remote_timeout: 3s
+                queue_config: {min_backoff: 100ms, max_backoff: 1s}
+              - url: http://127.0.0.1:\(Self.nginxPort)/old
+                name: old
+                remote_timeout: 3s
+                queue_config: {min_backoff: 100ms, max_backoff: 1s}
+            """)
+        let moved = ["remote": "moved"], old = ["remote": "old"]
+        XCTAssertTrue(try eventually("samples through two redirects, accepted", timeout: 30) {
+            try scrape(gateway).value("reach_remote_write_samples_sent_total", moved) ?? 0 > 0
+        }, exporter.stderr + nginx.log("error.log"))
+        XCTAssertTrue(eventually("a log line naming the 301's Location", timeout: 30) {
+            logLines(exporter, "old").contains { said($0, code: 301) && $0.contains(standIn) }
+        }, exporter.stderr)
+        let metrics = try scrape(gateway)
+        let requests = try standInRequests(log)
+        XCTAssertFalse(requests.isEmpty)
+        for request in requests { XCTAssertNil(request.error, "the stand-in could not decode a redirected request") }
+        XCTAssertEqual(metrics.value("reach_remote_write_samples_dropped_total", moved.merging(["reason": "rejected"]) { $1 }) ?? -1, 0)
+        XCTAssertEqual(metrics.value("reach_remote_write_samples_dropped_total", old.merging(["reason": "rejected"]) { $1 }) ?? -1, 0)
+        XCTAssertEqual(metrics.value("reach_remote_write_samples_sent_total", old) ?? -1, 0)
+        XCTAssertGreaterThan(metrics.value("reach_remote_write_samples_pending", old) ?? 0, 0, "the 301's samples are kept")
+        print("""
+            remote write through nginx's 307 and 308: \(requests.count) requests at the stand-in, sent_total \
+            \(metrics.value("reach_remote_write_samples_sent_total", moved) ?? -1); the 301: pending \
+            \(metrics.value("reach_remote_write_samples_pending", old) ?? -1); log: \(logLines(exporter, "old"))
+            """)
+    }
+
+    static let nginxPort: UInt16 = 9092
+
     // MARK: - A second real receiver: VictoriaMetrics
 
     /// Debian's VictoriaMetrics in the centre beside Prometheus, the exporter
