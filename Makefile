@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test test-repeat compat-surface consumers check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
+.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
 
 all: build
 
@@ -24,6 +24,7 @@ help:
 	  "make static         a static, stripped reach as firmware builds it (.build-static/reach)" \
 	  "make deb            the Debian package .build-deb/reach_VERSION_ARCH.deb, checked by lintian" \
 	  "make test-install   install, run and purge the package in a booted Debian root (root, nspawn)" \
+	  "make snappy-judge   the exporter's snappy against Google's libsnappy (part of make test)" \
 	  "make test-fleet     the exporter (Exporter/) against a real Prometheus (root)" \
 	  "make fleet-demo     two gateways, Prometheus, an alert that fires (root, ~80 s)" \
 	  "make fleet-sim      N (120) gateways push to one Prometheus for DURATION (300) s (root; long, not in CI)" \
@@ -57,11 +58,12 @@ help:
 # (sd-bus), and what its tests run: dbus-daemon (a private system bus per
 # test), python3-dbusmock (the ModemManager stand-in), modemmanager (the real
 # daemon, with no modem) and modemmanager-dev (its introspection data, from
-# which the stand-in takes every property's type), and
+# which the stand-in takes every property's type),
 # dbus-system-bus-common (Debian's system.conf: the spoofing test's bus runs
-# with its policy).
+# with its policy), and python3-snappy (Google's libsnappy, the judge of the
+# exporter's snappy compressor: snappy-judge).
 SETUP_PACKAGES := libcap-dev pkg-config iproute2 nginx-light dnsmasq-base curl \
-	libsystemd-dev dbus-daemon dbus-system-bus-common python3-dbusmock modemmanager modemmanager-dev libyaml-dev
+	libsystemd-dev dbus-daemon dbus-system-bus-common python3-dbusmock modemmanager modemmanager-dev libyaml-dev python3-snappy
 setup:
 	@if ! pkg-config --exists libcap 2>/dev/null || ! command -v ip >/dev/null || ! command -v curl >/dev/null || \
 			! PATH="$$PATH:/usr/sbin:/sbin" command -v nginx >/dev/null || \
@@ -69,7 +71,8 @@ setup:
 			! pkg-config --exists libsystemd 2>/dev/null || ! pkg-config --exists yaml-0.1 2>/dev/null || ! [ -x /usr/bin/dbus-daemon ] || \
 			! /usr/bin/python3 -c 'import dbusmock' 2>/dev/null || ! [ -x /usr/sbin/ModemManager ] || \
 			! [ -f /usr/share/dbus-1/interfaces/org.freedesktop.ModemManager1.Modem.xml ] || \
-			! [ -f /usr/share/dbus-1/system.conf ]; then \
+			! [ -f /usr/share/dbus-1/system.conf ] || \
+			! /usr/bin/python3 -c 'import snappy' 2>/dev/null; then \
 		echo "make: installing $(SETUP_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(SETUP_PACKAGES) >/dev/null; \
@@ -94,6 +97,18 @@ test: setup check-layers
 	$(SWIFT) test --skip-build --disable-xctest
 	@$(MAKE) --no-print-directory compat-surface
 	@$(MAKE) --no-print-directory consumers
+	@$(MAKE) --no-print-directory snappy-judge
+
+# Google's libsnappy (Debian's python3-snappy) judges the exporter's snappy
+# compressor (remote write's bodies): a corpus of shapes (empty, short,
+# literals past 60 bytes, runs, offsets past 2,048 and 65,536, several 64 KiB
+# blocks, random bytes, exposition text) compressed by ours, decompressed by
+# libsnappy, byte for byte. Snappy.swift imports nothing, so it is compiled
+# here with a small filter, without building the exporter's package.
+snappy-judge: setup
+	@mkdir -p .build
+	$(SWIFTC) -O Exporter/Sources/reach-exporter/RemoteWrite/Snappy.swift Tools/snappy-judge/main.swift -o .build/snappy-judge
+	/usr/bin/python3 Tools/snappy-judge/judge.py .build/snappy-judge
 
 # Packages that depend on this one beside the libraries it re-creates
 # (Tests/Consumers/run.sh): apps shared with iOS that keep Alamofire,
@@ -224,14 +239,15 @@ test-kernel: static
 # in Chromium; then RemoteWriteTests: a gateway
 # behind a NAT router pushing to Prometheus over TLS with basic auth, a
 # two-minute cut (about 2.5 of the run's minutes), receivers that answer 500,
-# 400, 401 or an unverifiable certificate, and every query of the Grafana
-# dashboard (Exporter/dist/grafana) against what was pushed (root).
-FLEET_PACKAGES := prometheus curl systemd nftables apache2-utils openssl chromium fonts-dejavu-core
+# 400, 401 or an unverifiable certificate, every query of the Grafana
+# dashboard (Exporter/dist/grafana) against what was pushed, and a second real
+# receiver, Debian's victoria-metrics, beside Prometheus through a cut (root).
+FLEET_PACKAGES := prometheus curl systemd nftables apache2-utils openssl chromium fonts-dejavu-core victoria-metrics
 setup-fleet: setup
 	@if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null || ! command -v curl >/dev/null || \
 			! command -v systemd-analyze >/dev/null || ! PATH="$$PATH:/usr/sbin:/sbin" command -v nft >/dev/null || \
 			! command -v htpasswd >/dev/null || ! command -v openssl >/dev/null || ! command -v chromium >/dev/null || \
-			! [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then \
+			! [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || ! [ -x /usr/bin/victoria-metrics ]; then \
 		echo "make: installing $(FLEET_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 			--no-install-recommends $(FLEET_PACKAGES) >/dev/null; \

@@ -58,7 +58,15 @@ let package = Package(
         // (Tests/IntegrationTests/ExporterTests.swift; `make test-fleet`).
         .testTarget(
             name: "ReachExporterTests",
-            dependencies: ["reach-exporter", .product(name: "ReachabilityCore", package: root)]
+            dependencies: [
+                "reach-exporter", .product(name: "ReachabilityCore", package: root),
+                // A receiver on loopback whose answers the test holds (RemoteWriteDeliveryTests).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

@@ -805,6 +805,230 @@ final class RemoteWriteTests: NamespaceTestCase {
         print("remote write, unverified certificate: \(logLines(fleet.exporter, "centre"))")
     }
 
+    // MARK: - Redirects, from a real nginx
+
+    /// Debian's nginx in front of the stand-in, as an ingress that moved the
+    /// receiver answers: 307 then 308 are followed with the body (the
+    /// stand-in decodes every sample), nothing dropped; a 301 is retried,
+    /// nothing dropped, and the log names its Location. (Before: both were
+    /// dropped as 4xx, `rejected`.)
+    func testRedirectsFromARealNginxAreFollowedOrSaid() throws {
+        let programs = try programs()
+        _ = try requireServer(NginxServer.executable, "nginx", package: "nginx-light", file: #filePath, line: #line)
+        let directory = try makeDirectory()
+        let gateway = try makeNamespace()
+        let log = try startStandIn(programs, in: gateway, directory: directory, code: 200, times: -1)
+        let nginxDirectory = directory.appendingPathComponent("nginx")
+        try FileManager.default.createDirectory(at: nginxDirectory, withIntermediateDirectories: true)
+        let standIn = "http://127.0.0.1:\(Self.standInPort)/api/v1/write"
+        let config = Nginx.config(directory: nginxDirectory.path, addresses: ["127.0.0.1"], port: Self.nginxPort, locations: [
+            ("/api/v1/write", "return 307 /hop;"),
+            ("/hop", "return 308 \(standIn);"),
+            ("/old", "return 301 \(standIn);"),
+        ])
+        let nginx = try Nginx.start(in: gateway.name, directory: nginxDirectory, config: config) {
+            (try? inside(gateway, [programs.curl.path, "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST",
+                                   "http://127.0.0.1:\(Self.nginxPort)/api/v1/write"], expect: nil).stdout) == "307"
+        }
+        addTeardownBlock { nginx.stop() }
+        let exporter = try startExporter(programs, in: gateway, directory: directory, listen: "127.0.0.1:\(Self.exporterPort)", remoteWrite: """
+              - url: http://127.0.0.1:\(Self.nginxPort)/api/v1/write
+                name: moved
+                remote_timeout: 3s
+                queue_config: {min_backoff: 100ms, max_backoff: 1s}
+              - url: http://127.0.0.1:\(Self.nginxPort)/old
+                name: old
+                remote_timeout: 3s
+                queue_config: {min_backoff: 100ms, max_backoff: 1s}
+            """)
+        let moved = ["remote": "moved"], old = ["remote": "old"]
+        XCTAssertTrue(try eventually("samples through two redirects, accepted", timeout: 30) {
+            try scrape(gateway).value("reach_remote_write_samples_sent_total", moved) ?? 0 > 0
+        }, exporter.stderr + nginx.log("error.log"))
+        XCTAssertTrue(eventually("a log line naming the 301's Location", timeout: 30) {
+            logLines(exporter, "old").contains { said($0, code: 301) && $0.contains(standIn) }
+        }, exporter.stderr)
+        let metrics = try scrape(gateway)
+        let requests = try standInRequests(log)
+        XCTAssertFalse(requests.isEmpty)
+        for request in requests { XCTAssertNil(request.error, "the stand-in could not decode a redirected request") }
+        XCTAssertEqual(metrics.value("reach_remote_write_samples_dropped_total", moved.merging(["reason": "rejected"]) { $1 }) ?? -1, 0)
+        XCTAssertEqual(metrics.value("reach_remote_write_samples_dropped_total", old.merging(["reason": "rejected"]) { $1 }) ?? -1, 0)
+        XCTAssertEqual(metrics.value("reach_remote_write_samples_sent_total", old) ?? -1, 0)
+        XCTAssertGreaterThan(metrics.value("reach_remote_write_samples_pending", old) ?? 0, 0, "the 301's samples are kept")
+        print("""
+            remote write through nginx's 307 and 308: \(requests.count) requests at the stand-in, sent_total \
+            \(metrics.value("reach_remote_write_samples_sent_total", moved) ?? -1); the 301: pending \
+            \(metrics.value("reach_remote_write_samples_pending", old) ?? -1); log: \(logLines(exporter, "old"))
+            """)
+    }
+
+    static let nginxPort: UInt16 = 9092
+
+    // MARK: - A second real receiver: VictoriaMetrics
+
+    /// Debian's VictoriaMetrics in the centre beside Prometheus, the exporter
+    /// pushing to both (two receivers, two queues) through a cut: what
+    /// VictoriaMetrics stores is, sample for sample, what Prometheus stores,
+    /// with no gap across the cut; and every series /metrics serves is
+    /// there, each counter with the value /metrics served.
+    func testVictoriaMetricsStoresWhatMetricsServedThroughACut() throws {
+        let programs = try programs()
+        let directory = try makeDirectory()
+        let nat = try makeNAT(programs, in: directory)
+        let pki = try makePKI(programs, in: directory)
+        let centre = try startCentre(nat, programs, pki, in: directory)
+        let vm = try victoriaMetrics(programs)
+        let victoria = try startInside(nat.centre, [vm.path, "-storageDataPath=\(directory.appendingPathComponent("vm").path)",
+                                                    "-httpListenAddr=\(Self.centreAddress):\(Self.victoriaPort)", "-loggerLevel=ERROR"])
+        let base = "http://\(Self.centreAddress):\(Self.victoriaPort)"
+        XCTAssertTrue(try eventually("VictoriaMetrics ready in the centre", timeout: 30, interval: 250_000) {
+            try inside(nat.centre, [programs.curl.path, "-s", "-m", "5", "\(base)/health"], expect: nil).stdout == "OK"
+        }, victoria.stderr)
+        let receivers = try centreReceiver(pki, in: directory) + """
+
+              - url: \(base)/api/v1/write
+                name: vm
+                remote_timeout: 3s
+                queue_config: {min_backoff: 100ms, max_backoff: 2s}
+            """
+        let exporter = try startExporter(programs, in: nat.gateway, directory: directory, listen: "0.0.0.0:\(Self.exporterPort)",
+                                         remoteWrite: receivers)
+        let started = Date().timeIntervalSince1970
+        /// VictoriaMetrics' raw samples of `selector` (its /api/v1/export: one JSON object a series).
+        func exported(_ selector: String) throws -> [(labels: [String: String], samples: [(ms: Int64, value: Double)])] {
+            let answer = try inside(nat.centre, [programs.curl.path, "-s", "-m", "10", "-G", "\(base)/api/v1/export",
+                                                 "--data-urlencode", "match[]=\(selector)"], expect: nil)
+            return try answer.stdout.split(separator: "\n").map { line in
+                let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+                let stamps = (object["timestamps"] as? [NSNumber] ?? []).map(\.int64Value)
+                let values = (object["values"] as? [Any] ?? []).map { ($0 as? NSNumber)?.doubleValue ?? Double("\($0)") ?? .nan }
+                // A request that timed out at the cut's edge may have been stored and
+                // sent again ("Duplicates after a timeout", in Running a fleet):
+                // VictoriaMetrics without deduplication keeps both copies, identical.
+                var samples: [(ms: Int64, value: Double)] = []
+                for (ms, value) in zip(stamps, values) {
+                    if let last = samples.last, last.ms == ms {
+                        XCTAssertEqual(last.value.bitPattern, value.bitPattern, "two values at \(ms) in \(line)")
+                        continue
+                    }
+                    samples.append((ms, value))
+                }
+                return (object["metric"] as? [String: String] ?? [:], samples)
+            }
+        }
+        let info = "reach_build_info{gateway=\"gw1\"}"
+        XCTAssertTrue(try eventually("five samples of \(info) in VictoriaMetrics", timeout: 40, interval: 500_000) {
+            try exported(info).first?.samples.count ?? 0 >= 5
+        }, exporter.stderr)
+
+        // A cut of 20 s: both queues hold the samples, both receivers get them after.
+        let cutStart = Date().timeIntervalSince1970
+        try nft(nat, programs, "add rule ip \(Self.table) forward counter drop")
+        XCTAssertTrue(try eventually("both receivers' lag at 20 s", timeout: 90, interval: 500_000) {
+            let metrics = try scrape(nat.gateway)
+            return ["centre", "vm"].allSatisfy { metrics.value("reach_remote_write_lag_seconds", ["remote": $0]) ?? 0 >= 20 }
+        }, exporter.stderr)
+        try nft(nat, programs, "flush chain ip \(Self.table) forward")
+        let cutEnd = Date().timeIntervalSince1970
+        // Every sample taken a second before a scrape that finds both queues
+        // empty (a batch in flight counts as pending) is in both receivers.
+        var drained = 0.0
+        XCTAssertTrue(try eventually("nothing pending for either receiver", timeout: 60) {
+            drained = Date().timeIntervalSince1970 - 1
+            let metrics = try scrape(nat.gateway)
+            return ["centre", "vm"].allSatisfy { metrics.value("reach_remote_write_samples_pending", ["remote": $0]) == 0 }
+        }, exporter.stderr)
+
+        // /metrics, then a sampling round pushed, then /metrics again: a
+        // counter equal in both scrapes held that value in the round between.
+        let curl = programs.curl.path, metricsURL = "http://127.0.0.1:\(Self.exporterPort)/metrics"
+        let firstText = try inside(nat.gateway, [curl, "-s", "-m", "5", metricsURL]).stdout
+        let firstTime = Int64(Date().timeIntervalSince1970 * 1000)
+        XCTAssertTrue(try eventually("a round after the first scrape in VictoriaMetrics", timeout: 30, interval: 250_000) {
+            try exported(info).first?.samples.contains { $0.ms > firstTime } ?? false
+        }, exporter.stderr)
+        let secondTime = Int64(Date().timeIntervalSince1970 * 1000)
+        let secondText = try inside(nat.gateway, [curl, "-s", "-m", "5", metricsURL]).stdout
+        let first = Scrape(firstText), second = Scrape(secondText)
+        XCTAssertTrue(try eventually("that round in Prometheus too", timeout: 30, interval: 250_000) {
+            try vector(centre, "timestamp(\(info)) * 1000 > \(firstTime)")?.isEmpty == false
+        })
+
+        let stored = try exported("{gateway=\"gw1\"}")
+        var compared = 0, counters = 0, missing: [String] = []
+        func key(_ labels: [String: String]) -> String { labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
+        let byKey = Dictionary(stored.map { (key($0.labels), $0.samples) }, uniquingKeysWith: { $0 + $1 })
+        for series in second.series {
+            var labels = series.labels
+            labels["__name__"] = series.name
+            labels["gateway"] = "gw1"
+            guard let samples = byKey[key(labels)] else { missing.append(key(labels)); continue }
+            guard series.name.hasSuffix("_total") || series.name == "reach_build_info",
+                  let before = first.series.first(where: { $0.name == series.name && $0.labels == series.labels })?.value,
+                  before == series.value else { continue }
+            let between = samples.filter { $0.ms > firstTime && $0.ms < secondTime }
+            XCTAssertFalse(between.isEmpty, "\(key(labels)): no sample between the scrapes")
+            for sample in between {
+                XCTAssertEqual(sample.value, series.value, "\(key(labels)) at \(sample.ms): VictoriaMetrics has \(sample.value), /metrics served \(series.value)")
+            }
+            counters += 1
+        }
+        XCTAssertEqual(missing, [], "series /metrics serves that VictoriaMetrics does not have")
+
+        // Sample for sample what Prometheus has, from the start to the drain.
+        let now = Date().timeIntervalSince1970
+        let window = Int((now - started).rounded(.up)) + 5
+        for (labels, samples) in stored {
+            let name = labels["__name__"] ?? ""
+            let matchers = labels.filter { $0.key != "__name__" }.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\"\($0.value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"" }
+            let selector = "\(name){\(matchers.joined(separator: ","))}[\(window)s]"
+            let inPrometheus = try XCTUnwrap(try self.samples(centre, selector, at: now), selector)
+            let points = inPrometheus.first { $0.labels.count == labels.count }?.samples ?? []
+            let cutoff = Int64(drained * 1000)
+            // (NaN samples aside: VictoriaMetrics 1.79, Debian's, does not store NaN.)
+            let theirs = points.map { (ms: Int64(($0.time * 1000).rounded()), value: Double($0.value) ?? .nan) }
+                .filter { $0.ms < cutoff && !$0.value.isNaN }
+            let ours = samples.filter { $0.ms < cutoff && !$0.value.isNaN }
+            XCTAssertEqual(ours.map(\.ms), theirs.map(\.ms), "\(selector): timestamps differ")
+            // VictoriaMetrics keeps 12 significant decimal digits of a float64
+            // (its documented precision): 1796573582.5578678 comes back as
+            // 1796573582.5578682. Values are compared within that.
+            let same = ours.count == theirs.count && zip(ours, theirs).allSatisfy { ours, theirs in
+                abs(ours.value - theirs.value) <= max(abs(ours.value), abs(theirs.value)) * 1e-11
+            }
+            XCTAssertTrue(same, "\(selector): values differ: \(ours.map(\.value)) in VictoriaMetrics, \(theirs.map(\.value)) in Prometheus")
+            compared += 1
+        }
+        // No gap across the cut.
+        let infoSamples = try XCTUnwrap(try exported(info).first?.samples)
+        let gaps = zip(infoSamples, infoSamples.dropFirst()).map { Double($1.ms - $0.ms) / 1000 }
+        XCTAssertLessThanOrEqual(gaps.max() ?? 0, 1.5 * Self.pushInterval, "\(info): a gap in VictoriaMetrics")
+        XCTAssertLessThan(Double(infoSamples.first?.ms ?? .max) / 1000, cutStart)
+        XCTAssertGreaterThan(Double(infoSamples.last?.ms ?? 0) / 1000, cutEnd)
+        print("""
+            remote write to VictoriaMetrics and Prometheus: a cut of \(String(format: "%.1f", cutEnd - cutStart)) s; \
+            \(stored.count) series in VictoriaMetrics, \(compared) compared sample for sample with Prometheus, \
+            \(counters) counters equal to what /metrics served; \(info): \(infoSamples.count) samples, largest gap \
+            \(gaps.max() ?? 0) s
+            """)
+    }
+
+    static let victoriaPort = 8428
+
+    /// Debian's victoria-metrics: a skip when missing, a failure under REACH_REQUIRE_PROMETHEUS=1.
+    func victoriaMetrics(_ programs: Programs) throws -> URL {
+        let path = "/usr/bin/victoria-metrics"
+        if FileManager.default.isExecutableFile(atPath: path) { return URL(fileURLWithPath: path) }
+        let reason = "\(path) is not installed (make setup-fleet installs victoria-metrics)"
+        if ProcessInfo.processInfo.environment[Self.requirePrometheus] == "1" {
+            XCTFail("\(reason); \(Self.requirePrometheus)=1 requires it")
+            throw TestStopped(reason: reason)
+        }
+        throw XCTSkip("\(reason); set \(Self.requirePrometheus)=1 to make this a failure")
+    }
+
     // MARK: - The Grafana dashboard
 
     /// Exporter/dist/grafana/reach-fleet.json.

@@ -20,7 +20,9 @@ enum PushOutcome: Equatable {
 }
 
 struct PushFailure: Error, Equatable, CustomStringConvertible {
-    enum Kind: Equatable { case connect, tls, timeout, closed }
+    /// `secret`: a password or token file could not be read (nothing sent);
+    /// `redirect`: a 3xx not followed (a configuration to correct).
+    enum Kind: Equatable { case connect, tls, timeout, closed, secret, redirect }
     var kind: Kind
     var description: String
 }
@@ -35,6 +37,10 @@ final class RemoteWriteClient {
     private let tlsContext: NIOSSLContext?
     private let userAgent: String
     private var channel: (any Channel)?
+    /// Where `channel` goes (a redirect may lead elsewhere).
+    private var channelOrigin: String?
+    /// Redirects followed for one request at most (Go's client, Prometheus': 10).
+    static let maxRedirects = 10
 
     init(configuration: RemoteWriteConfiguration, group: any EventLoopGroup, userAgent: String) throws(ConfigurationError) {
         self.configuration = configuration
@@ -73,50 +79,95 @@ final class RemoteWriteClient {
     /// POSTs `body` (a snappy-compressed WriteRequest) and waits for the
     /// answer, `remote_timeout` at most. A kept connection that turns out to
     /// be closed (the receiver let it idle out) is replaced once at no cost.
+    /// 307 and 308 are followed with the body (as Prometheus' Go client
+    /// does), `maxRedirects` hops at most and never from https to http; the
+    /// credentials go only to the configured host. Any other 3xx is a
+    /// configuration error that names its Location, retried.
     func post(_ body: [UInt8]) async -> PushOutcome {
-        let reused = channel != nil
-        let outcome = await attempt(body)
-        if reused, case .failed(let failure) = outcome, failure.kind == .closed {
-            return await attempt(body)
+        let authorization: String?
+        do {
+            authorization = try self.authorization()
+        } catch {
+            return .failed(error)
         }
-        return outcome
+        var target = configuration.url
+        var hops = 0
+        while true {
+            let reused = channel != nil && channelOrigin == target.origin
+            var answer = await attempt(body, to: target, authorization: target.host == configuration.url.host ? authorization : nil)
+            if reused, case .failure(let failure) = answer, failure.kind == .closed {
+                answer = await attempt(body, to: target, authorization: target.host == configuration.url.host ? authorization : nil)
+            }
+            let response: PushAnswer
+            switch answer {
+            case let .failure(failure): return .failed(failure)
+            case let .success(success): response = success
+            }
+            let code = response.status.code
+            if (200 ..< 300).contains(code) { return .accepted }
+            guard (300 ..< 400).contains(code) else { return .answered(response.status, reason: response.reason) }
+            let said = "HTTP \(code) \(response.status.reasonPhrase) from \(target) to '\(escapingControlCharacters(RemoteURL.redacted(response.location ?? "")))'"
+            guard code == 307 || code == 308 else {
+                return .failed(PushFailure(kind: .redirect, description: "\(said): a configuration error (only 307 and 308 are followed; set url to where it points)"))
+            }
+            guard hops < Self.maxRedirects else {
+                return .failed(PushFailure(kind: .redirect, description: "\(said): more than \(Self.maxRedirects) redirects, a configuration error"))
+            }
+            guard let location = response.location, let next = target.resolving(location) else {
+                return .failed(PushFailure(kind: .redirect, description: "\(said): not an http:// or https:// URL, a configuration error"))
+            }
+            guard next.secure || !target.secure else {
+                return .failed(PushFailure(kind: .redirect, description: "\(said): refused (from https to http), a configuration error"))
+            }
+            target = next
+            hops += 1
+        }
     }
 
     /// Closes the connection (at shutdown, or after an answer that asked for it).
     func close() {
         channel?.close(promise: nil)
         channel = nil
+        channelOrigin = nil
     }
 
-    private func attempt(_ body: [UInt8]) async -> PushOutcome {
+    /// The Authorization header's value, its secret read now (a rotated file
+    /// is picked up). A file that cannot be read, or is empty (rotated:
+    /// deleted, or created and not yet written), is a failure to retry, its
+    /// reason said: never a request with an empty secret.
+    private func authorization() throws(PushFailure) -> String? {
+        switch configuration.authorization {
+        case let .basic(username, password)?:
+            return "Basic " + base64(Array("\(username):\(try secret(password, "basic_auth.password_file"))".utf8))
+        case let .bearer(token)?:
+            return "Bearer \(try secret(token, "bearer_token_file"))"
+        case nil:
+            return nil
+        }
+    }
+
+    private func attempt(_ body: [UInt8], to target: RemoteURL, authorization: String?) async -> Result<PushAnswer, PushFailure> {
         let channel: any Channel
         do {
-            channel = try await connection()
+            channel = try await connection(to: target)
         } catch let failure as PushFailure {
-            return .failed(failure)
+            return .failure(failure)
         } catch {
-            return .failed(PushFailure(kind: .connect, description: "cannot connect to \(configuration.url.authority): \(error)"))
+            return .failure(PushFailure(kind: .connect, description: "cannot connect to \(target.authority): \(error)"))
         }
         var headers = HTTPHeaders()
-        headers.add(name: "Host", value: configuration.url.authority)
+        headers.add(name: "Host", value: target.authority)
         headers.add(name: "User-Agent", value: userAgent)
         headers.add(name: "Content-Type", value: "application/x-protobuf")
         headers.add(name: "Content-Encoding", value: "snappy")
         headers.add(name: "X-Prometheus-Remote-Write-Version", value: "0.1.0")
         headers.add(name: "Content-Length", value: String(body.count))
-        switch configuration.authorization {
-        case let .basic(username, password)?:
-            headers.add(name: "Authorization", value: "Basic " + base64(Array("\(username):\(secret(password))".utf8)))
-        case let .bearer(token)?:
-            headers.add(name: "Authorization", value: "Bearer \(secret(token))")
-        case nil:
-            break
-        }
+        if let authorization { headers.add(name: "Authorization", value: authorization) }
         for header in configuration.headers { headers.add(name: header.name, value: header.value) }
-        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: configuration.url.path, headers: headers)
+        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.path, headers: headers)
         let answer = channel.eventLoop.makePromise(of: PushAnswer.self)
         let timeout = configuration.remoteTimeout
-        let authority = configuration.url.authority
+        let authority = target.authority
         let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds(timeout))) {
             answer.fail(PushFailure(kind: .timeout, description: "no answer from \(authority) within \(StatusPage.duration(timeout))"))
             channel.close(promise: nil)
@@ -132,23 +183,23 @@ final class RemoteWriteClient {
             }
             deadline.cancel()
             if !response.keepAlive { close() }
-            return (200 ..< 300).contains(response.status.code) ? .accepted : .answered(response.status, reason: response.reason)
+            return .success(response)
         } catch {
             deadline.cancel()
             close()
-            if let failure = error as? PushFailure { return .failed(failure) }
-            return .failed(Self.failure(error, authority: configuration.url.authority))
+            if let failure = error as? PushFailure { return .failure(failure) }
+            return .failure(Self.failure(error, authority: authority))
         }
     }
 
-    /// The open connection, or a new one (TCP, then TLS for https: a
-    /// handshake failure shows in the request's answer).
-    private func connection() async throws -> any Channel {
-        if let channel, channel.isActive { return channel }
-        channel = nil
+    /// The open connection to `url`'s origin, or a new one (TCP, then TLS
+    /// for https: a handshake failure shows in the request's answer).
+    private func connection(to url: RemoteURL) async throws -> any Channel {
+        if let channel, channel.isActive, channelOrigin == url.origin { return channel }
+        close()
         let tlsContext = self.tlsContext
-        let url = configuration.url
-        let serverName = configuration.tls.serverName ?? (isIPAddress(url.host) ? nil : url.host)
+        let serverName = url.host == configuration.url.host ? configuration.tls.serverName ?? (isIPAddress(url.host) ? nil : url.host)
+            : (isIPAddress(url.host) ? nil : url.host)
         let handshake = HandshakeBox()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.nanoseconds(nanoseconds(configuration.remoteTimeout)))
@@ -199,6 +250,7 @@ final class RemoteWriteClient {
             }
         }
         self.channel = channel
+        channelOrigin = url.origin
         return channel
     }
 
@@ -215,10 +267,19 @@ final class RemoteWriteClient {
     }
 
     /// A password or token, read from its file at each request (a rotated file is picked up).
-    private func secret(_ secret: RemoteWriteConfiguration.Secret) -> String {
+    private func secret(_ secret: RemoteWriteConfiguration.Secret, _ key: String) throws(PushFailure) -> String {
         switch secret {
-        case let .inline(text): return text
-        case let .file(path): return (try? readSecret(path)) ?? ""
+        case let .inline(text):
+            return text
+        case let .file(path):
+            let text: String
+            do {
+                text = try readSecret(path)
+            } catch {
+                throw PushFailure(kind: .secret, description: "cannot read \(key) \(error); nothing sent")
+            }
+            guard !text.isEmpty else { throw PushFailure(kind: .secret, description: "\(key) \(path) is empty; nothing sent") }
+            return text
         }
     }
 }
@@ -244,9 +305,11 @@ struct PushRequest: Sendable {
 
 struct PushAnswer: Sendable {
     var status: HTTPResponseStatus
-    /// The body's first 512 bytes, as text on one line.
+    /// The body's first 512 bytes, as text on one line, control characters escaped.
     var reason: String
     var keepAlive: Bool
+    /// A redirect's `Location`, as sent.
+    var location: String?
 }
 
 /// Writes a `PushRequest` as HTTP/1.1 and completes its promise with the
@@ -306,8 +369,11 @@ final class PushHandler: ChannelDuplexHandler {
             guard let head, let waiting else { return }
             self.waiting = nil
             self.head = nil
-            let text = String(decoding: body, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " ")
-            waiting.succeed(PushAnswer(status: head.status, reason: text, keepAlive: head.isKeepAlive))
+            // (A receiver's words reach the journal and terminals: no escape sequence of theirs may act there.)
+            var text = String(decoding: body, as: UTF8.self)
+            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+            waiting.succeed(PushAnswer(status: head.status, reason: escapingControlCharacters(text), keepAlive: head.isKeepAlive,
+                                       location: head.headers.first(name: "Location")))
         }
     }
 
@@ -338,6 +404,30 @@ func withoutSourcePaths(_ text: String) -> String {
         }
     }
     return String(result)
+}
+
+/// `text` with every control character (C0, DEL, C1) escaped: `\n`, `\r`,
+/// `\t`, else `\u{1B}`; what a receiver or a configuration says reaches
+/// the log as characters, never as a terminal's commands.
+func escapingControlCharacters(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\n": result += "\\n"
+        case "\r": result += "\\r"
+        case "\t": result += "\\t"
+        case _ where isControl(scalar):
+            let digits = Array("0123456789ABCDEF")
+            result += "\\u{\(digits[Int(scalar.value >> 4)])\(digits[Int(scalar.value & 15)])}"
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+    return result
+}
+
+private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F ... 0x9F).contains(scalar.value)
 }
 
 /// Whether `host` is an IPv4 or IPv6 address literal (no SNI for those).

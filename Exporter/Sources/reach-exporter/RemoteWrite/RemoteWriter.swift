@@ -51,8 +51,10 @@ final class RemotePush: Sendable {
         let (state, counters) = render()
         var exposition = Array(state.readableBytesView)
         exposition += counters.readableBytesView
-        let samples = table.table.withLock { $0.samples(of: exposition) }
         let timestamp = Int64(ExporterMetrics.unixSeconds() * 1000)
+        // Series that left are forgotten once no queue holds a sample of them.
+        let oldest = writers.compactMap { $0.oldestQueued() }.min()
+        let samples = table.table.withLock { $0.samples(of: exposition, at: timestamp, oldestQueued: oldest) }
         for writer in writers { writer.enqueue(samples, at: timestamp) }
     }
 
@@ -119,6 +121,9 @@ final class RemoteWriter: Service, Sendable {
         var dropped: UInt64 = 0
         var lastError: String?
         var lastSuccess: Double?
+        /// Whether the last round found the queue full (a condition logged once), and what it dropped since.
+        var full = false
+        var droppedWhileFull: UInt64 = 0
     }
 
     /// The `reach_remote_write_*` series of this receiver (label `remote`).
@@ -167,16 +172,34 @@ final class RemoteWriter: Service, Sendable {
         )
     }
 
-    /// Adds a round of samples and wakes the sending loop.
+    /// Adds a round of samples and wakes the sending loop. A full queue
+    /// (the oldest pushed out) is a change of condition, said once, and so
+    /// is its end (a round that fits again), with what it dropped.
     func enqueue(_ samples: [(series: UInt32, value: Double)], at timestamp: Int64) {
-        let dropped = state.withLock { state in
-            let full = state.queue.append(samples, at: timestamp)
-            state.dropped += UInt64(full)
-            return full
+        let (dropped, change) = state.withLock { state -> (Int, (began: Bool, dropped: UInt64)?) in
+            let overtakenBefore = state.queue.overtaken
+            let dropped = state.queue.append(samples, at: timestamp)
+            let pushedOut = dropped + state.queue.overtaken - overtakenBefore
+            state.dropped += UInt64(dropped)
+            let wasFull = state.full
+            state.full = pushedOut > 0
+            state.droppedWhileFull = (wasFull ? state.droppedWhileFull : 0) + UInt64(pushedOut)
+            return (dropped, wasFull == state.full ? nil : (state.full, state.droppedWhileFull))
         }
         if dropped > 0 { series.dropped[.queueFull]?.increment(by: Int64(dropped)) }
+        if let change {
+            let name = configuration.name, capacity = configuration.queue.capacity
+            if change.began {
+                logger.warning("remote_write \(name): queue full (capacity \(capacity) samples): dropping the oldest (queue_full) until the receiver takes them faster")
+            } else {
+                logger.notice("remote_write \(name): queue no longer full; \(change.dropped) samples were pushed out of it (queue_full)")
+            }
+        }
         wakeContinuation.yield()
     }
+
+    /// The time of the oldest sample waiting (ms), nil when none waits.
+    func oldestQueued() -> Int64? { state.withLock { $0.queue.oldestTimestamp } }
 
     /// Sets the pending and lag gauges (before a sampling round and at each scrape).
     func refreshGauges() {
@@ -237,7 +260,7 @@ final class RemoteWriter: Service, Sendable {
         let (samples, tooOld) = state.withLock { state -> ([SampleQueue.Sample], Int) in
             let tooOld = state.queue.removeOlder(than: limit)
             state.dropped += UInt64(tooOld)
-            return (state.queue.first(configuration.queue.maxSamplesPerSend), tooOld)
+            return (state.queue.take(configuration.queue.maxSamplesPerSend), tooOld)
         }
         if tooOld > 0 { series.dropped[.tooOld]?.increment(by: Int64(tooOld)) }
         guard !samples.isEmpty else { return nil }
@@ -272,21 +295,28 @@ final class RemoteWriter: Service, Sendable {
         }
         series.requests[result]?.increment()
         let now = ExporterMetrics.unixSeconds()
-        let (previous, waiting) = state.withLock { state -> (String?, Int) in
+        // The answer is for the batch sent, whatever appends did to the queue
+        // meanwhile: a delivered or rejected batch leaves (what is still
+        // queued of it, nothing newer); a batch to send again stays, less
+        // what a full queue pushed out (lost now: queue_full).
+        let (previous, waiting, left, lost) = state.withLock { state -> (String?, Int, Int, Int) in
             let previous = state.lastError
+            var left = count, lost = 0
             switch result {
             case .success:
-                state.queue.removeFirst(count)
+                _ = state.queue.finish(removing: true)
                 state.sent += UInt64(count)
                 state.lastSuccess = now
             case .rejected:
-                state.queue.removeFirst(count)
+                _ = state.queue.finish(removing: true)
                 state.dropped += UInt64(count)
             case .retried, .error:
-                state.retried += UInt64(count)
+                (left, lost) = state.queue.finish(removing: false)
+                state.retried += UInt64(left)
+                state.dropped += UInt64(lost)
             }
             state.lastError = message
-            return (previous, state.queue.count)
+            return (previous, state.queue.count, left, lost)
         }
         switch result {
         case .success:
@@ -296,7 +326,8 @@ final class RemoteWriter: Service, Sendable {
         case .rejected:
             series.dropped[.rejected]?.increment(by: Int64(count))
         case .retried, .error:
-            series.retried.increment(by: Int64(count))
+            series.retried.increment(by: Int64(left))
+            if lost > 0 { series.dropped[.queueFull]?.increment(by: Int64(lost)) }
         }
         // One line per change of condition (a new kind of failure), not per retry.
         if let message, Self.condition(message) != previous.map(Self.condition) {

@@ -3,21 +3,76 @@
 /// is what a scrape would have read) gets a number and its labels, encoded
 /// once, with the configuration's external labels added (a series' own label
 /// of the same name wins, as in Prometheus).
+///
+/// A series that leaves the exposition (a modem re-probed under a new index
+/// takes its forty series with it) gets Prometheus' stale marker once, as a
+/// scrape's would, and is forgotten: its number is given to a new series
+/// once no queue holds a sample of it, so that label churn does not grow
+/// the table for the life of the process.
 struct SeriesTable {
+    /// Each number's labels, encoded (empty for a number not in use).
     private(set) var encodedLabels: [[UInt8]] = []
     private var numbers: [String: UInt32] = [:]
     private let externalLabels: [(name: String, value: String)]
     /// Lines of the exposition that were not a sample (counted, not sent).
     private(set) var malformed = 0
+    /// The round in which each number was last in the exposition.
+    private var lastSeen: [UInt64] = []
+    private var round: UInt64 = 0
+    /// Numbers of series that left, and the time of their stale marker.
+    private var retired: [(number: UInt32, timestamp: Int64)] = []
+    /// Numbers free for new series.
+    private var free: [UInt32] = []
+
+    /// Prometheus' stale marker (its `value.StaleNaN`): a NaN of its own.
+    static let staleMarker = Double(bitPattern: 0x7FF0_0000_0000_0002)
 
     init(externalLabels: [(name: String, value: String)]) {
         self.externalLabels = externalLabels
     }
 
-    var count: Int { encodedLabels.count }
+    /// Series numbers held: those in the exposition and those that left
+    /// while a queue may still hold a sample of them.
+    var count: Int { encodedLabels.count - free.count }
 
-    /// Every sample of `exposition` (text format 0.0.4), numbered.
-    mutating func samples(of exposition: [UInt8]) -> [(series: UInt32, value: Double)] {
+    /// Every sample of `exposition` (text format 0.0.4), numbered, then a
+    /// stale marker for each series that was in the last round and is not in
+    /// this one (taken at `timestamp`). Numbers of series that left before
+    /// `oldestQueued` (the oldest sample any queue holds; nil: none) are
+    /// given back first.
+    mutating func samples(of exposition: [UInt8], at timestamp: Int64 = 0,
+                          oldestQueued: Int64? = nil) -> [(series: UInt32, value: Double)] {
+        if !retired.isEmpty {
+            var kept: [(number: UInt32, timestamp: Int64)] = []
+            for entry in retired {
+                if let oldestQueued, oldestQueued <= entry.timestamp {
+                    kept.append(entry)   // a queue may still hold its stale marker
+                } else {
+                    encodedLabels[Int(entry.number)] = []
+                    free.append(entry.number)
+                }
+            }
+            retired = kept
+        }
+        round += 1
+        seen = 0
+        var samples = parse(exposition)
+        if seen < numbers.count {   // some series of the last round are not in this one
+            var gone: [String] = []
+            for (key, number) in numbers where lastSeen[Int(number)] != round { gone.append(key) }
+            for key in gone {
+                guard let number = numbers.removeValue(forKey: key) else { continue }
+                samples.append((number, Self.staleMarker))
+                retired.append((number, timestamp))
+            }
+        }
+        return samples
+    }
+
+    /// Series of this round's exposition, each once.
+    private var seen = 0
+
+    private mutating func parse(_ exposition: [UInt8]) -> [(series: UInt32, value: Double)] {
         var samples: [(series: UInt32, value: Double)] = []
         var lineStart = 0
         while lineStart < exposition.count {
@@ -56,13 +111,25 @@ struct SeriesTable {
         let key = String(decoding: line[line.startIndex ..< index], as: UTF8.self)
         let valueText = line[(index + 1)...].prefix { $0 != UInt8(ascii: " ") }
         guard let value = Double(String(decoding: valueText, as: UTF8.self)) else { return nil }
-        if let number = numbers[key] { return (number, value) }
+        if let number = numbers[key] {
+            if lastSeen[Int(number)] != round { lastSeen[Int(number)] = round; seen += 1 }
+            return (number, value)
+        }
         guard let labels = Self.labels(of: line[line.startIndex ..< index]) else { return nil }
         var all = labels
         for external in externalLabels where !all.contains(where: { $0.name == external.name }) { all.append(external) }
-        let number = UInt32(encodedLabels.count)
-        encodedLabels.append(WriteRequest.encodedLabels(all))
+        let number: UInt32
+        if let reused = free.popLast() {
+            number = reused
+            encodedLabels[Int(number)] = WriteRequest.encodedLabels(all)
+            lastSeen[Int(number)] = round
+        } else {
+            number = UInt32(encodedLabels.count)
+            encodedLabels.append(WriteRequest.encodedLabels(all))
+            lastSeen.append(round)
+        }
         numbers[key] = number
+        seen += 1
         return (number, value)
     }
 
@@ -100,6 +167,13 @@ struct SeriesTable {
 /// One receiver's samples waiting to be sent, oldest first, bounded by count
 /// (the oldest dropped beyond `capacity`) and by age (`sampleAgeLimit`).
 /// A ring of 24-byte entries: 50,000 samples (the default) are 1.2 MB.
+///
+/// Each sample has a sequence number (the oldest's is `headSequence`, the
+/// next ones follow), so that the answer to a batch removes that batch and
+/// nothing else: while a batch is in flight, appends to a full queue may
+/// push its samples out (they are counted when the answer says what became
+/// of them: delivered, rejected, or lost), and newer samples, never sent,
+/// stay.
 struct SampleQueue {
     struct Sample {
         var series: UInt32
@@ -111,6 +185,12 @@ struct SampleQueue {
     private var ring: [Sample] = []
     private var head = 0
     private(set) var count = 0
+    /// The sequence number of the oldest sample.
+    private(set) var headSequence: UInt64 = 0
+    /// The sequence numbers of the batch `take` handed out, until `finish`.
+    private var inFlight: Range<UInt64>?
+    /// Samples of the batch in flight that appends pushed out of the queue.
+    private(set) var overtaken = 0
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -118,11 +198,15 @@ struct SampleQueue {
     var oldestTimestamp: Int64? { count == 0 ? nil : ring[head].timestamp }
 
     /// Appends `samples` taken at `timestamp`; returns how many of the oldest
-    /// were dropped to make room.
+    /// were dropped to make room (not counting samples of the batch in
+    /// flight: `overtaken` counts those, and `finish` says what they became).
     mutating func append(_ samples: [(series: UInt32, value: Double)], at timestamp: Int64) -> Int {
         var dropped = 0
         for sample in samples {
-            if count == capacity { removeFirst(1); dropped += 1 }
+            if count == capacity {
+                if inFlight?.contains(headSequence) == true { overtaken += 1 } else { dropped += 1 }
+                removeFirst(1)
+            }
             let entry = Sample(series: sample.series, timestamp: timestamp, value: sample.value)
             if count < ring.count {
                 ring[(head + count) % ring.count] = entry
@@ -140,10 +224,34 @@ struct SampleQueue {
         (0 ..< min(limit, count)).map { ring[(head + $0) % ring.count] }
     }
 
+    /// The oldest `limit` samples (at most), oldest first, as the batch in
+    /// flight until `finish`.
+    mutating func take(_ limit: Int) -> [Sample] {
+        let batch = first(limit)
+        inFlight = headSequence ..< headSequence + UInt64(batch.count)
+        overtaken = 0
+        return batch
+    }
+
+    /// The answer to the batch in flight: its samples still queued leave when
+    /// `removing` (delivered or rejected), stay when not (to be sent again).
+    /// Returns how many were still queued and how many appends had pushed
+    /// out meanwhile (`left + overtaken` is the batch's size).
+    mutating func finish(removing: Bool) -> (left: Int, overtaken: Int) {
+        guard let batch = inFlight else { return (0, 0) }
+        inFlight = nil
+        let left = batch.upperBound > headSequence ? Int(batch.upperBound - max(batch.lowerBound, headSequence)) : 0
+        if removing { removeFirst(left) }
+        let pushedOut = overtaken
+        overtaken = 0
+        return (left, pushedOut)
+    }
+
     mutating func removeFirst(_ n: Int) {
         let n = min(n, count)
         head = ring.isEmpty ? 0 : (head + n) % ring.count
         count -= n
+        headSequence += UInt64(n)
         if count == 0 {   // empty: start again at the front; an outage's ring is given back
             head = 0
             ring.removeAll(keepingCapacity: ring.count <= 4096)
