@@ -52,6 +52,13 @@ func plainReason(_ error: any Error) -> String {
     }
 }
 
+/// A peer's address as an operator writes it (`203.0.113.10:9090`,
+/// `[2001:db8::1]:9090`), not swift-nio's `[IPv4]203.0.113.10/203.0.113.10:9090`.
+func plainAddress(_ address: SocketAddress?) -> String {
+    guard let address, let ip = address.ipAddress, let port = address.port else { return "the receiver" }
+    return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+}
+
 /// errno's words, lower-cased, with what an operator does about the common ones.
 func errnoReason(_ code: CInt) -> String {
     switch code {

@@ -190,7 +190,7 @@ struct ReachExporter {
         }
         for remote in configuration.remoteWrites {
             let labels = configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
-            let line = "remote_write \(remote.name): pushing to \(StatusPage.redacted(remote.url.description)) "
+            let line = "remote_write receiver \(remote.name): pushing to \(StatusPage.redacted(remote.url.description)) "
                 + "every \(duration(configuration.pushInterval))" + (labels.isEmpty ? " (no external_labels)" : " as \(labels)")
             logger.notice("\(line)")
         }

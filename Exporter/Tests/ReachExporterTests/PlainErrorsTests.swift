@@ -51,5 +51,7 @@ final class PlainErrorsTests: XCTestCase {
                        "TLS handshake with h:1 failed: the receiver closed the connection in the middle of TLS")
         XCTAssertEqual(plainReason(ChannelError.connectTimeout(.seconds(30))), "no connection within 30s")
         XCTAssertEqual(plainReason(IOError(errnoCode: ECONNRESET, reason: "read(descriptor:pointer:size:)")), "the connection was reset")
+        XCTAssertEqual(plainAddress(try? SocketAddress(ipAddress: "203.0.113.10", port: 9090)), "203.0.113.10:9090")
+        XCTAssertEqual(plainAddress(try? SocketAddress(ipAddress: "2001:db8::1", port: 9090)), "[2001:db8::1]:9090")
     }
 }

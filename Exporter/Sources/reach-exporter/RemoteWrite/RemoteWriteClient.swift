@@ -312,7 +312,7 @@ final class PushHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let failure = RemoteWriteClient.failure(error, authority: "\(context.remoteAddress.map { "\($0)" } ?? "the receiver")")
+        let failure = RemoteWriteClient.failure(error, authority: plainAddress(context.remoteAddress))
         fail(failure)
         context.close(promise: nil)
     }
