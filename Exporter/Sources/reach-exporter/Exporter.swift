@@ -19,6 +19,8 @@ final class Exporter: Sendable {
     let metrics: ExporterMetrics
     let monitor: ReachabilityMonitor
     let trackers: [UplinkTracker]
+    /// Tracked uplinks whose interface the namespace did not have at start (warned about, shown on the page).
+    let missingInterfaces: [String]
     /// ModemManager's modems, followed from `start()` when the configuration asks for them.
     let radio: ModemManagerRadio
     private let logger: Logger
@@ -67,6 +69,7 @@ final class Exporter: Sendable {
             trackers.append(try UplinkTracker(configuration: uplink, namespace: configuration.namespace))
         }
         self.trackers = trackers
+        missingInterfaces = missingUplinkInterfaces(configuration) ?? []
         readiness = Mutex(Readiness(waitingTargets: Set(configuration.targets),
                                     waitingUplinks: Set(configuration.uplinks.map(\.interface))))
     }

@@ -223,9 +223,13 @@ final class ExporterMetrics: Sendable {
             page.targets[row].lastChange = now
             guard !change.isInitial else { return }
             page.targets[row].changes += 1
+            // The status when it changed; else the accessibility, which did (a validation failed or came back).
+            let onlyAccessibility = before.status == status && before.accessibility != accessibility
             page.changes.append(StatusSnapshot.Change(
-                time: now, kind: .target, name: before.target, from: before.status, to: status,
-                detail: (interface.map { "via \($0)" } ?? "no interface") + " · \(accessibility)", flags: flags))
+                time: now, kind: .target, name: before.target,
+                from: onlyAccessibility ? before.accessibility : before.status, to: onlyAccessibility ? accessibility : status,
+                detail: (interface.map { "via \($0)" } ?? "no interface") + " · \(accessibility)", flags: flags,
+                isAccessibility: onlyAccessibility))
         }
     }
 
@@ -271,6 +275,7 @@ final class ExporterMetrics: Sendable {
             page.uplinks[row].answered += answered
             page.uplinks[row].failed += event.results.count - answered
             if let roundTrip { page.uplinks[row].lastRoundTrip = roundTrip }
+            page.uplinks[row].lastError = event.error.map { "\($0)" }
         }
     }
 
@@ -425,6 +430,8 @@ struct StatusSnapshot: Sendable {
         var answered = 0
         var failed = 0
         var lastRoundTrip: Duration?
+        /// Why the last round's probes could not be sent (no such interface ...); nil when they were.
+        var lastError: String?
     }
 
     struct ModemRow: Sendable, Equatable {
@@ -446,6 +453,8 @@ struct StatusSnapshot: Sendable {
         var detail: String
         /// A target's new flags (`-R -------`).
         var flags: String? = nil
+        /// A target's accessibility changed and its status did not: `from` and `to` are accessibilities.
+        var isAccessibility = false
     }
 
     /// The last `capacity` changes: the oldest is overwritten by the newest.

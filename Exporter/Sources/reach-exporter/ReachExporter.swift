@@ -2,6 +2,8 @@ import Logging
 import NIOPosix
 import LinuxReachability
 import ServiceLifecycle
+import Synchronization
+import UnixSignals
 
 #if canImport(Glibc)
 import Glibc
@@ -113,32 +115,84 @@ struct ReachExporter {
             fail(error.description, status: 2)
         }
         if command.checkConfig {
-            print("listen \(configuration.listen)")
-            print("targets \(configuration.targets.map(\.description).joined(separator: " "))")
-            if let validation = configuration.validation { print("validation \(validation)") }
-            if let resolveTimeout = configuration.resolveTimeout { print("resolve_timeout \(resolveTimeout)") }
-            if !configuration.modemManager { print("modemmanager false") }
-            if !configuration.remoteWrites.isEmpty {
-                print("push_interval \(StatusPage.duration(configuration.pushInterval))")
-                if !configuration.externalLabels.isEmpty {
-                    print("external_labels \(configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: " "))")
-                }
-            }
-            for remote in configuration.remoteWrites {
-                print("remote_write \(remote.name) \(remote.url)")
-            }
-            for uplink in configuration.uplinks {
-                print("uplink \(uplink.interface) hosts \(uplink.hosts.map(\.description).joined(separator: " ")) "
-                      + "method \(uplink.method) interval \(uplink.interval)")
+            for line in checkConfigLines(configuration) { print(line) }
+            // A warning, not an error: the interface may appear later (a modem, a VPN).
+            for interface in missingUplinkInterfaces(configuration) ?? [] {
+                let line = Array("reach-exporter: warning: \(missingInterfaceWarning(interface, namespace: configuration.namespace))\n".utf8)
+                _ = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
             }
             return
         }
         do {
-            try await run(configuration)
+            try await run(configuration, reload: { () throws(ConfigurationError) in try command.load() })
         } catch let error as ReachabilityError {
             fail(error.description, status: 1)
         } catch {
             fail("\(error)", status: 1)
+        }
+    }
+
+    /// What `--check-config` prints: every key with its value in effect
+    /// (defaults included), durations as the file writes them (`2s`), no
+    /// credential (URLs redacted, the kind of credential only).
+    static func checkConfigLines(_ configuration: ExporterConfiguration) -> [String] {
+        let duration = StatusPage.duration
+        var lines = ["listen \(configuration.listen)", "netns \(configuration.namespace)",
+                     "targets \(configuration.targets.map(\.description).joined(separator: " "))",
+                     "validation \(configuration.validation.map { StatusPage.redacted($0.description) } ?? "off")"]
+        if let interval = configuration.validationInterval { lines.append("validation_interval \(duration(interval))") }
+        lines.append("resolve_timeout \(duration(configuration.monitorConfiguration().resolveTimeout))")
+        lines.append("modemmanager \(configuration.modemManager)")
+        if !configuration.remoteWrites.isEmpty {
+            lines.append("push_interval \(duration(configuration.pushInterval))")
+            if !configuration.externalLabels.isEmpty {
+                lines.append("external_labels \(configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: " "))")
+            }
+        }
+        for remote in configuration.remoteWrites {
+            let credential = switch remote.authorization {
+            case .basic?: " basic_auth"
+            case .bearer?: " bearer_token"
+            case nil: ""
+            }
+            lines.append("remote_write \(remote.name) \(StatusPage.redacted(remote.url.description))\(credential) "
+                         + "remote_timeout \(duration(remote.remoteTimeout))")
+        }
+        for uplink in configuration.uplinks {
+            var line = "uplink \(uplink.interface) hosts \(uplink.hosts.map(\.description).joined(separator: " ")) "
+                + "method \(uplink.method) interval \(duration(uplink.interval)) timeout \(duration(uplink.effectiveTimeout))"
+            if let failure = uplink.failureInterval { line += " failure_interval \(duration(failure))" }
+            if let recovery = uplink.recoveryInterval { line += " recovery_interval \(duration(recovery))" }
+            line += " down \(uplink.down) up \(uplink.up) reliability \(uplink.reliability) count \(uplink.count)"
+                + " initial_state \(uplink.initialState.rawValue)"
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// What the exporter says when it starts (and after a reload): where it
+    /// listens, what it watches, where it pushes; an uplink without its interface.
+    static func logStart(_ configuration: ExporterConfiguration, missingInterfaces: [String], logger: Logger) {
+        let duration = StatusPage.duration
+        let namespace = configuration.namespace == .current ? "" : " in network namespace \(configuration.namespace)"
+        logger.notice("reach-exporter \(version): serving /metrics and the status page on http://\(configuration.listen)/\(namespace)")
+        let watching = "watching \(configuration.targets.count) target\(configuration.targets.count == 1 ? "" : "s"): "
+            + configuration.targets.map(\.description).joined(separator: ", ")
+            + "; validation \(configuration.validation.map { StatusPage.redacted($0.description) } ?? "off")"
+        logger.notice("\(watching)")
+        for uplink in configuration.uplinks {
+            let line = "uplink \(uplink.interface): \(uplink.method) to \(uplink.hosts.map(\.description).joined(separator: ", ")) "
+                + "every \(duration(uplink.interval)), down after \(uplink.down), up after \(uplink.up)"
+            logger.notice("\(line)")
+        }
+        for interface in missingInterfaces {
+            logger.warning("\(missingInterfaceWarning(interface, namespace: configuration.namespace))")
+        }
+        for remote in configuration.remoteWrites {
+            let labels = configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
+            let line = "remote_write receiver \(remote.name): pushing to \(StatusPage.redacted(remote.url.description)) "
+                + "every \(duration(configuration.pushInterval))" + (labels.isEmpty ? " (no external_labels)" : " as \(labels)")
+            logger.notice("\(line)")
         }
     }
 
@@ -163,39 +217,87 @@ struct ReachExporter {
         return configuration
     }
 
-    static func run(_ configuration: ExporterConfiguration) async throws {
+    /// Runs until SIGTERM or SIGINT. SIGHUP reads the configuration again
+    /// (`reload`: the file and the flags), as Prometheus and node_exporter
+    /// do: a bad one is logged and the one in use is kept; a good one
+    /// replaces it (the services stop and start again with it, the port is
+    /// bound again; systemd hears RELOADING=1, then READY=1). A new one that
+    /// cannot start (its port in use) is logged, and the previous one runs
+    /// again. SIGUSR1 and SIGUSR2 are logged and ignored.
+    static func run(_ initial: ExporterConfiguration,
+                    reload: @escaping @Sendable () throws(ConfigurationError) -> ExporterConfiguration) async throws {
         var logger = Logger(label: "reach-exporter")
         logger.logLevel = .notice
-        let exporter = try Exporter(configuration: configuration, version: version, logger: logger,
+        let reloads = Reloads()
+        let signals = await UnixSignalsSequence(trapping: .sighup, .sigusr1, .sigusr2)
+        let listener = Task { [logger] in
+            for await signal in signals { await reloads.received(signal, reload: reload, logger: logger) }
+        }
+        defer { listener.cancel() }
+        var configuration = initial, previous: ExporterConfiguration?
+        while true {
+            do {
+                try await runOnce(configuration, logger: logger, reloads: reloads)
+            } catch let failure as StartFailure {
+                guard let last = previous else { throw failure.error }
+                logger.error("the reloaded configuration cannot start: \(failure.error); going back to the previous one")
+                (configuration, previous) = (last, nil)
+                continue
+            }
+            guard let next = reloads.takePending() else { return }
+            (configuration, previous) = (next, configuration)
+        }
+    }
+
+    /// One life of the services with one configuration, until a shutdown or a reload.
+    private static func runOnce(_ configuration: ExporterConfiguration, logger: Logger, reloads: Reloads) async throws {
+        let exporter: Exporter
+        do {
+            exporter = try Exporter(configuration: configuration, version: version, logger: logger,
                                     blocksEventThread: getenv("REACH_EXPORTER_TEST_BLOCK_EVENT_THREAD") != nil,
                                     blocksTrackerThread: getenv("REACH_EXPORTER_TEST_BLOCK_TRACKER") != nil)
+        } catch {
+            throw StartFailure(error: error)
+        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: MetricsServer
         do {
             server = try await MetricsServer.bind(configuration.listen, exporter: exporter, group: group)
         } catch {
             try? await group.shutdownGracefully()
-            throw ListenError(description: "cannot listen on \(configuration.listen): \(error)")
+            throw StartFailure(error: ListenError(description: "cannot listen on \(configuration.listen): \(plainReason(error))"))
         }
-        var running: [any Service] = [server, SystemdService(notifier: SystemdNotifier(), exporter: exporter, logger: logger)]
+        logStart(configuration, missingInterfaces: exporter.missingInterfaces, logger: logger)
+        var running: [any Service] = [server, SystemdService(notifier: SystemdNotifier(), exporter: exporter, logger: logger,
+                                                             isReloading: { reloads.hasPending })]
         if !configuration.remoteWrites.isEmpty {
             let push = RemotePush(configuration: configuration, metrics: exporter.metrics, group: group, version: version,
                                   logger: logger, render: { exporter.scrape() })
             exporter.attach(push)
             running += push.services
         }
-        try exporter.start()
+        do {
+            try exporter.start()
+        } catch {
+            exporter.stop()
+            try? await server.channel.close()
+            try? await group.shutdownGracefully()
+            throw StartFailure(error: error)
+        }
         let services = ServiceGroup(
             services: running,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
+        await reloads.register(services)
         do {
             try await services.run()
         } catch {
+            await reloads.register(nil)
             exporter.stop()
             try? await group.shutdownGracefully()
             throw error
         }
+        await reloads.register(nil)
         exporter.stop()
         try await group.shutdownGracefully()
     }
@@ -228,3 +330,45 @@ struct ReachExporter {
 struct ListenError: Error, CustomStringConvertible {
     let description: String
 }
+
+/// A configuration that could not start (its port in use, its namespace gone).
+struct StartFailure: Error {
+    let error: any Error
+}
+
+/// SIGHUP's reloads: the configuration read, waiting for the running
+/// services to stop; the services that are running, to be stopped.
+actor Reloads {
+    private var group: ServiceGroup?
+    private let pending = Mutex<ExporterConfiguration?>(nil)
+
+    /// Whether a reload is under way (the services now stopping start again).
+    nonisolated var hasPending: Bool { pending.withLock { $0 != nil } }
+
+    nonisolated func takePending() -> ExporterConfiguration? { pending.withLock { state in defer { state = nil }; return state } }
+
+    /// The services now running (nil: none); a reload that came in between stops them at once.
+    func register(_ group: ServiceGroup?) async {
+        self.group = group
+        if let group, hasPending { await group.triggerGracefulShutdown() }
+    }
+
+    func received(_ signal: UnixSignal, reload: @Sendable () throws(ConfigurationError) -> ExporterConfiguration,
+                  logger: Logger) async {
+        guard signal == .sighup else {
+            logger.notice("\(signal) ignored (SIGHUP reloads the configuration, SIGTERM stops)")
+            return
+        }
+        let configuration: ExporterConfiguration
+        do {
+            configuration = try reload()
+        } catch {
+            logger.error("SIGHUP: not reloaded, the configuration in use is kept: \(error)")
+            return
+        }
+        pending.withLock { $0 = configuration }
+        logger.notice("SIGHUP: configuration read; restarting with it")
+        await group?.triggerGracefulShutdown()
+    }
+}
+

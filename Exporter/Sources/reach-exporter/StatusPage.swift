@@ -25,16 +25,19 @@ struct StatusPage {
     /// Unix seconds, for ages ("3 min ago") and the uptime.
     var now: Double
     var hostName: String
+    /// Tracked uplinks whose interface the namespace did not have at start (`missingUplinkInterfaces`).
+    var missingInterfaces: [String] = []
 
     /// The page, from the exporter's current state.
     init(exporter: Exporter, version: String) {
         self.init(version: version, configuration: exporter.configuration, snapshot: exporter.metrics.statusSnapshot(),
                   remotes: exporter.remoteWriteStatuses(), ready: exporter.isReady, now: ExporterMetrics.unixSeconds(),
-                  hostName: Self.hostName())
+                  hostName: Self.hostName(), missingInterfaces: exporter.missingInterfaces)
     }
 
     init(version: String, configuration: ExporterConfiguration, snapshot: StatusSnapshot, remotes: [RemoteWriteStatus],
-         ready: Bool, now: Double, hostName: String) {
+         ready: Bool, now: Double, hostName: String, missingInterfaces: [String] = []) {
+        self.missingInterfaces = missingInterfaces
         self.version = version
         self.configuration = configuration
         self.snapshot = snapshot
@@ -70,12 +73,15 @@ struct StatusPage {
     // MARK: - Sections
 
     private func header(_ page: inout HTMLBuilder) {
-        let reachable = snapshot.targets.count { $0.status.hasPrefix("reachable") }
+        // Reachable and not restricted: a target whose route is prohibited, or
+        // whose validation failed, is not one an application can use.
+        let restricted = snapshot.targets.count { $0.status.hasPrefix("reachable") && $0.accessibility.hasPrefix("restricted") }
+        let reachable = snapshot.targets.count { $0.status.hasPrefix("reachable") } - restricted
         let usable = snapshot.uplinks.count { $0.state == "online" || $0.state == "disconnecting" }
         page.raw("<header>\n<h1>reach-exporter <span class=\"host\">"); page.text(hostName); page.raw("</span></h1>\n")
         page.raw("<p class=\"summary\">")
         page.badge(ready ? "ready" : "starting", ready ? "ok" : "warn")
-        page.raw(" <span>\(reachable)/\(snapshot.targets.count) targets reachable</span>")
+        page.raw(" <span>\(reachable)/\(snapshot.targets.count) targets reachable\(restricted > 0 ? ", \(restricted) restricted" : "")</span>")
         if !snapshot.uplinks.isEmpty { page.raw(" <span>\(usable)/\(snapshot.uplinks.count) uplinks usable</span>") }
         page.raw(remotes.contains { $0.lastError != nil } ? " <span class=\"error\">" : " <span>")
         page.text(pushSummary); page.raw("</span></p>\n")
@@ -116,6 +122,10 @@ struct StatusPage {
             page.raw("<p class=\"none\">No uplink is tracked (<code>uplinks</code> in the configuration).</p>\n</section>\n")
             return
         }
+        for interface in missingInterfaces {
+            page.raw("<p class=\"error\" data-missing-interface=\""); page.text(interface); page.raw("\">")
+            page.text(missingInterfaceWarning(interface, namespace: configuration.namespace)); page.raw("</p>\n")
+        }
         let best = configuration.uplinks.first.map { $0.down + $0.up }
         page.raw("<table class=\"rows\">\n<thead><tr><th>Uplink</th><th>State</th><th>Score</th><th>Probes</th><th>Last RTT</th><th>Last change</th></tr></thead>\n<tbody>\n")
         for (index, row) in snapshot.uplinks.enumerated() {
@@ -125,7 +135,10 @@ struct StatusPage {
             page.cell("Uplink", title: true) { $0.text(row.interface) }
             page.cell("State") { $0.badge(row.state, Self.tone(uplink: row.state)) }
             page.cell("Score") { $0.text(row.score.map { score in full.map { "\(score) of \($0)" } ?? String(score) } ?? "–") }
-            page.cell("Probes") { $0.text("\(row.answered) answered, \(row.failed) failed") }
+            page.cell("Probes") {
+                $0.text("\(row.answered) answered, \(row.failed) failed")
+                if let error = row.lastError { $0.raw("<br><small class=\"error\">"); $0.text(error); $0.raw("</small>") }
+            }
             page.cell("Last RTT") { $0.text(row.lastRoundTrip.map(Self.milliseconds) ?? "–") }
             page.cell("Last change") { $0.when(row.lastChange, now: now) }
             page.raw("</tr>\n")
@@ -180,8 +193,16 @@ struct StatusPage {
             page.attribute("data-from", change.from); page.attribute("data-to", change.to); page.raw(">")
             page.raw("<div class=\"when\">"); page.time(change.time)
             page.raw(" · \(change.kind.rawValue)</div><div><b>"); page.text(change.name)
-            page.raw("</b> "); page.badge(change.from, Self.tone(change.kind, change.from)); page.raw(" → ")
-            page.badge(change.to, Self.tone(change.kind, change.to)); page.raw("</div><small>"); page.text(change.detail)
+            page.raw("</b> ")
+            if change.isAccessibility {
+                page.raw("accessibility ")
+                page.badge(change.from, Self.tone(accessibility: change.from)); page.raw(" → ")
+                page.badge(change.to, Self.tone(accessibility: change.to))
+            } else {
+                page.badge(change.from, Self.tone(change.kind, change.from)); page.raw(" → ")
+                page.badge(change.to, Self.tone(change.kind, change.to))
+            }
+            page.raw("</div><small>"); page.text(change.detail)
             if let flags = change.flags { page.raw(" · flags <code>"); page.text(flags); page.raw("</code>") }
             page.raw("</small></li>\n")
         }
@@ -258,7 +279,9 @@ struct StatusPage {
 
     // MARK: - Values
 
-    /// A URL (or any text holding one) without user information: `https://u:p@host/` → `https://host/`.
+    /// A URL (or any text holding one) without user information and without
+    /// its query's values (`?api_key=...` is a credential as often as not):
+    /// `https://u:p@host/w?api_key=k` → `https://host/w?api_key=***`.
     static func redacted(_ text: String) -> String {
         var result = Substring(text), output = ""
         while let schemeEnd = endOfScheme(in: result) {
@@ -270,6 +293,20 @@ struct StatusPage {
             } else {
                 result = rest
             }
+            // The path as it is, then each query value replaced, up to the fragment or the URL's end.
+            let urlEnd = result.firstIndex(of: " ") ?? result.endIndex
+            guard let question = result[..<urlEnd].firstIndex(of: "?") else { continue }
+            output += result[...question]
+            let queryEnd = result[question ..< urlEnd].firstIndex(of: "#") ?? urlEnd
+            var inValue = false
+            for character in result[result.index(after: question) ..< queryEnd] {
+                switch character {
+                case "=" where !inValue: inValue = true; output += "=***"
+                case "&", ";": inValue = false; output.append(character)
+                default: if !inValue { output.append(character) }
+                }
+            }
+            result = result[queryEnd...]
         }
         return output + result
     }

@@ -74,6 +74,8 @@ struct SystemdService: Service {
     let notifier: SystemdNotifier
     let exporter: Exporter
     let logger: Logger
+    /// True when the services stop for a reload (SIGHUP): RELOADING=1, not STOPPING=1; READY=1 follows.
+    var isReloading: @Sendable () -> Bool = { false }
 
     func run() async throws {
         if await ReadinessWait.ready(exporter) {
@@ -84,7 +86,7 @@ struct SystemdService: Service {
                 try? await gracefulShutdown()
             }
         }
-        notifier.notify("STOPPING=1")
+        notifier.notify(isReloading() ? "RELOADING=1" : "STOPPING=1")
     }
 
     private var readyStatus: String {

@@ -107,7 +107,7 @@ final class StatusPageTests: XCTestCase {
     }
 
     func testValuesAsTheyAreShown() {
-        XCTAssertEqual(StatusPage.redacted("https://a:b@h:1/p?q=x@y"), "https://h:1/p?q=x@y")
+        XCTAssertEqual(StatusPage.redacted("https://a:b@h:1/p?q=x@y"), "https://h:1/p?q=***")
         XCTAssertEqual(StatusPage.redacted("http:http://u@h/x and tcp://v:w@k"), "http:http://h/x and tcp://k")
         XCTAssertEqual(StatusPage.duration(.milliseconds(200)), "200ms")
         XCTAssertEqual(StatusPage.duration(.seconds(120)), "2m")
@@ -115,5 +115,47 @@ final class StatusPageTests: XCTestCase {
         XCTAssertEqual(StatusPage.age(65), "1 min 5 s")
         XCTAssertEqual(StatusPage.milliseconds(.microseconds(1234)), "1.23 ms")
         XCTAssertEqual(StatusPage.utc(1_796_000_000.7).machine, "2026-11-30T00:53:20Z")
+    }
+
+    /// Issue 52, point 14: a token in a URL's query is not shown either.
+    func testQueryValuesAreRedactedAsUserInformationIs() {
+        XCTAssertEqual(StatusPage.redacted("https://h:1/api/v1/write?api_key=s3cr3t&tenant=t1#x"),
+                       "https://h:1/api/v1/write?api_key=***&tenant=***#x")
+        XCTAssertEqual(StatusPage.redacted("http:http://u:p@portal.example/204?token=abc and tcp://k:1"),
+                       "http:http://portal.example/204?token=*** and tcp://k:1")
+        XCTAssertEqual(StatusPage.redacted("https://h/p?flag"), "https://h/p?flag")
+        let remote = RemoteWriteStatus(name: "central", url: "https://203.0.113.10/api/v1/write?api_key=s3cr3t",
+                                       pending: 0, lagSeconds: 0, sent: 1, retried: 0, dropped: 0, lastError: nil, lastSuccess: nil)
+        let html = page(ExporterMetrics(targets: [hostile], uplinks: ["wan0"], version: "1"), remotes: [remote])
+        XCTAssertFalse(html.contains("s3cr3t"), html)
+        XCTAssertTrue(html.contains("https://203.0.113.10/api/v1/write?api_key=***"), html)
+    }
+
+    /// A change of the accessibility alone (validation failed, the status is
+    /// still reachable.wired) says so, rather than `reachable.wired → reachable.wired`;
+    /// and a restricted target is not counted as reachable in the header.
+    func testAnAccessibilityChangeSaysWhatChangedAndRestrictedIsNotReachable() {
+        let metrics = ExporterMetrics(targets: [hostile], uplinks: ["wan0"], version: "1")
+        metrics.record(wiredChange(hostile, reachable: true, initial: true, interface: "eth0", probe: .answered))
+        metrics.record(wiredChange(hostile, reachable: true, initial: false, interface: "eth0", probe: .failed))
+        let change = try! XCTUnwrap(metrics.statusSnapshot().changes.newestFirst.first)
+        XCTAssertEqual(change.from, "accessible")
+        XCTAssertEqual(change.to, "restricted.probeFailed")
+        let html = page(metrics)
+        XCTAssertFalse(html.contains("data-from=\"reachable.wired\" data-to=\"reachable.wired\""), html)
+        XCTAssertTrue(html.contains("accessibility <span class=\"badge ok\">accessible</span> → <span class=\"badge warn\">restricted.probeFailed</span>"), html)
+        XCTAssertTrue(html.contains("<span>0/1 targets reachable, 1 restricted</span>"), html)
+    }
+
+    /// Issue 52, point 12: an uplink whose interface does not exist says so on the page.
+    func testAnUplinkWithoutItsInterfaceSaysSo() {
+        let metrics = ExporterMetrics(targets: [hostile], uplinks: ["wan0"], version: "1")
+        metrics.record(state: event(.offline, previous: nil))
+        var configuration = ExporterConfiguration()
+        configuration.targets = [hostile]
+        configuration.uplinks = [UplinkTracker.Configuration(interface: "wan0", hosts: [IPAddress("10.9.0.2")!])]
+        let html = StatusPage(version: "1", configuration: configuration, snapshot: metrics.statusSnapshot(), remotes: [],
+                              ready: true, now: ExporterMetrics.unixSeconds(), hostName: "gw", missingInterfaces: ["wan0"]).render()
+        XCTAssertTrue(html.contains("uplink wan0: no interface wan0 in this host (misspelled?); its probes fail until it appears"), html)
     }
 }

@@ -4,7 +4,8 @@
 @testable import reach_exporter
 @testable import ReachabilityCore
 
-func wiredChange(_ target: Target, reachable: Bool, initial: Bool, interface: String) -> ReachabilityChange {
+func wiredChange(_ target: Target, reachable: Bool, initial: Bool, interface: String,
+                 probe: ProbeVerdict = .notProbed) -> ReachabilityChange {
     let link = LinkState(index: 3, name: interface, rawFlags: LinkFlags([.up, .lowerUp]).rawValue, operState: .up,
                          hardwareType: 1, carrier: true)
     let route = reachable
@@ -12,7 +13,7 @@ func wiredChange(_ target: Target, reachable: Bool, initial: Bool, interface: St
         : RouteLookup(verdict: .unreachable, family: .v4, errno: .hostUnreachable)
     let address = AddressEvaluation(address: IPAddress("10.1.0.7")!, kernelFlags: reachable ? .reachable : [],
                                     route: route, link: reachable ? link : nil,
-                                    kind: reachable ? .wired : nil, policy: ReachabilityPolicy(), radio: nil)
+                                    kind: reachable ? .wired : nil, policy: ReachabilityPolicy(), radio: nil, probe: probe)
     return ReachabilityChange(target: target, evaluation: TargetEvaluation(target: target, addresses: [address]),
                               previous: nil, isInitial: initial, time: MonotonicInstant(nanoseconds: 0))
 }

@@ -153,7 +153,7 @@ final class RemoteWriteClient {
         } catch let failure as PushFailure {
             return .failure(failure)
         } catch {
-            return .failure(PushFailure(kind: .connect, description: "cannot connect to \(target.authority): \(error)"))
+            return .failure(PushFailure(kind: .connect, description: "cannot connect to \(target.authority): \(plainReason(error))"))
         }
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: target.authority)
@@ -173,7 +173,7 @@ final class RemoteWriteClient {
             channel.close(promise: nil)
         }
         channel.writeAndFlush(PushRequest(head: head, body: ByteBuffer(bytes: body), answer: answer)).whenFailure { error in
-            answer.fail(PushFailure(kind: .closed, description: "\(authority) closed the connection: \(error)"))
+            answer.fail(PushFailure(kind: .closed, description: "cannot send to \(authority): \(plainReason(error))"))
         }
         do {
             let response = try await withTaskCancellationHandler {
@@ -233,7 +233,7 @@ final class RemoteWriteClient {
         do {
             channel = try await bootstrap.connect(host: url.host, port: url.port).get()
         } catch {
-            throw PushFailure(kind: .connect, description: "cannot connect to \(url.authority): \(error)")
+            throw PushFailure(kind: .connect, description: "cannot connect to \(url.authority): \(plainReason(error))")
         }
         if tlsContext != nil {
             let timeout = configuration.remoteTimeout
@@ -257,13 +257,13 @@ final class RemoteWriteClient {
     /// A failure's words: TLS errors say so (the certificate's problem is in
     /// BoringSSL's reason: CERTIFICATE_VERIFY_FAILED).
     static func failure(_ error: any Error, authority: String) -> PushFailure {
-        if error is NIOSSLError || error is BoringSSLError {
-            return PushFailure(kind: .tls, description: "TLS handshake with \(authority) failed: \(withoutSourcePaths("\(error)"))")
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            return PushFailure(kind: .tls, description: "TLS handshake with \(authority) failed: \(plainReason(error))")
         }
         if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .eof || error == .alreadyClosed {
             return PushFailure(kind: .closed, description: "\(authority) closed the connection")
         }
-        return PushFailure(kind: .closed, description: "\(authority): \(error)")
+        return PushFailure(kind: .closed, description: "\(authority): \(plainReason(error))")
     }
 
     /// A password or token, read from its file at each request (a rotated file is picked up).
@@ -378,7 +378,7 @@ final class PushHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let failure = RemoteWriteClient.failure(error, authority: "\(context.remoteAddress.map { "\($0)" } ?? "the receiver")")
+        let failure = RemoteWriteClient.failure(error, authority: plainAddress(context.remoteAddress))
         fail(failure)
         context.close(promise: nil)
     }
