@@ -1,6 +1,9 @@
 // The configuration file's YAML, read with libyaml's event parser (Debian's
 // libyaml-0-2, through the CYAML system-library target): the first document
 // as a tree of scalars, sequences and mappings, each node with its line.
+// Nesting is refused past `maximumDepth` as the events come, before any tree
+// exists: 40,000 levels once overflowed the stack when the tree was released,
+// and 100,000 levels of `[` kept libyaml busy for 108 s.
 // That is all the configuration needs; no Foundation (issue 43: Yams brought
 // it, and ICU's data with it).
 
@@ -33,8 +36,12 @@ struct YAMLError: Error, CustomStringConvertible {
 }
 
 enum YAMLDocument {
+    /// The deepest nesting of sequences and mappings read: a configuration
+    /// needs four levels (`uplinks`, an uplink, its `hosts`).
+    static let maximumDepth = 64
+
     /// The first document of `text`; nil when the text holds none (an empty
-    /// file, or only comments).
+    /// file, or only comments). Nesting deeper than `maximumDepth` is an error.
     static func compose(_ text: String) throws(YAMLError) -> YAMLNode? {
         var bytes = Array(text.utf8)
         if bytes.isEmpty { return nil }
@@ -54,8 +61,11 @@ enum YAMLDocument {
                     let scalar = event.data.scalar
                     let text = scalar.value.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(scalar.length)), as: UTF8.self) } ?? ""
                     composer.add(YAMLNode(value: .scalar(text), line: line))
-                case YAML_SEQUENCE_START_EVENT: composer.open(.sequence, line: line)
-                case YAML_MAPPING_START_EVENT: composer.open(.mapping, line: line)
+                case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                    guard composer.open.count < maximumDepth else {
+                        throw YAMLError(description: "line \(line) column \(event.start_mark.column + 1): nested deeper than \(maximumDepth) levels")
+                    }
+                    composer.open(event.type == YAML_SEQUENCE_START_EVENT ? .sequence : .mapping, line: line)
                 case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT: composer.close()
                 case YAML_ALIAS_EVENT:
                     throw YAMLError(description: "line \(line): aliases (*name) are not read in a configuration; write the value again")
