@@ -75,7 +75,9 @@ struct ListenAddress: Equatable, CustomStringConvertible {
         guard IPAddress(String(host)) != nil else {
             throw ConfigurationError("listen '\(text)': '\(host)' is not an IPv4 or IPv6 address")
         }
-        guard let number = Int(port), (1 ... 65535).contains(number) else {
+        // Digits only: Int's parser takes a sign, and `+80` was port 80.
+        guard !port.isEmpty, port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let number = Int(port), (1 ... 65535).contains(number) else {
             throw ConfigurationError("listen '\(text)': the port must be 1...65535")
         }
         self.host = String(host)
