@@ -172,7 +172,7 @@ struct ReachExporter {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: MetricsServer
         do {
-            server = try await MetricsServer.bind(configuration.listen, exporter: exporter, group: group)
+            server = try await MetricsServer.bind(configuration.listen, exporter: exporter, group: group, logger: logger)
         } catch {
             try? await group.shutdownGracefully()
             throw ListenError(description: "cannot listen on \(configuration.listen): \(error)")
