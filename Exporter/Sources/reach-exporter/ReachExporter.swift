@@ -262,7 +262,7 @@ struct ReachExporter {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: MetricsServer
         do {
-            server = try await MetricsServer.bind(configuration.listen, exporter: exporter, group: group)
+            server = try await MetricsServer.bind(configuration.listen, exporter: exporter, group: group, logger: logger)
         } catch {
             try? await group.shutdownGracefully()
             throw StartFailure(error: ListenError(description: "cannot listen on \(configuration.listen): \(plainReason(error))"))
@@ -302,22 +302,44 @@ struct ReachExporter {
         try await group.shutdownGracefully()
     }
 
-    /// A file's text; a missing or unreadable file is a configuration error.
+    /// The most a configuration file holds.
+    static let maximumFileSize = 1 << 20
+
+    /// A file's text; a missing or unreadable file, one that is not a regular
+    /// file (a FIFO's open would wait for a writer for ever: it is opened
+    /// without waiting, then refused), or one larger than `maximumFileSize`
+    /// is a configuration error.
     static func read(_ path: String) throws(ConfigurationError) -> String {
-        guard let file = fopen(path, "r") else {
-            throw ConfigurationError("\(path): \(String(cString: strerror(errno)))")
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw ConfigurationError("\(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw ConfigurationError("\(path): \(String(cString: strerror(errno)))") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            let kind: String
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR: kind = "a directory"
+            case S_IFIFO: kind = "a FIFO"
+            case S_IFSOCK: kind = "a socket"
+            case S_IFCHR: kind = "a character device"
+            case S_IFBLK: kind = "a block device"
+            default: kind = "not a file"
+            }
+            throw ConfigurationError("\(path): not a regular file (\(kind))")
         }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            bytes.append(contentsOf: chunk[..<count])
-            if count < chunk.count { break }
-            guard bytes.count <= 1 << 20 else { throw ConfigurationError("\(path): larger than 1 MiB") }
+        // One byte more than allowed is read, so that a larger file is seen
+        // whatever its size said (it may grow while being read).
+        var bytes = [UInt8](repeating: 0, count: maximumFileSize + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw ConfigurationError("\(path): \(String(cString: strerror(errno)))") }
+            if got == 0 { break }
+            count += got
         }
-        guard ferror(file) == 0 else { throw ConfigurationError("\(path): read error") }
-        return String(decoding: bytes, as: UTF8.self)
+        guard count <= maximumFileSize else { throw ConfigurationError("\(path): larger than 1 MiB") }
+        return String(decoding: bytes[..<count], as: UTF8.self)
     }
 
     static func fail(_ message: String, status: Int32) -> Never {

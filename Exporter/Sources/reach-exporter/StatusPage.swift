@@ -480,9 +480,13 @@ struct HTMLBuilder {
         time(unix); raw("<br><small>"); text("\(StatusPage.age(now - unix)) ago"); raw("</small>")
     }
 
+    /// HTML's five special characters as references; control characters
+    /// (C0 but tab, DEL, C1: a receiver's answer may carry ESC or CR) as
+    /// visible `\xHH`, so that the page shows them rather than passing them on.
     static func escaped(_ value: String) -> String {
         guard value.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "&")
-            || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") }) else { return value }
+            || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") || ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F || $0 == 0xC2 })
+        else { return value }
         var escaped = ""
         escaped.reserveCapacity(value.utf8.count + 16)
         for character in value.unicodeScalars {
@@ -492,6 +496,10 @@ struct HTMLBuilder {
             case "&": escaped += "&amp;"
             case "\"": escaped += "&quot;"
             case "'": escaped += "&#39;"
+            case "\t": escaped += "\t"
+            case _ where character.value < 0x20 || (0x7F ... 0x9F).contains(character.value):
+                let hex = String(character.value, radix: 16, uppercase: true)
+                escaped += "\\x" + (hex.count < 2 ? "0" + hex : hex)
             default: escaped.unicodeScalars.append(character)
             }
         }

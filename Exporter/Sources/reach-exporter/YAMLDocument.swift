@@ -1,6 +1,9 @@
 // The configuration file's YAML, read with libyaml's event parser (Debian's
-// libyaml-0-2, through the CYAML system-library target): the first document
+// libyaml-0-2, through the CYAML system-library target): its one document
 // as a tree of scalars, sequences and mappings, each node with its line.
+// Nesting is refused past `maximumDepth` as the events come, before any tree
+// exists: 40,000 levels once overflowed the stack when the tree was released,
+// and 100,000 levels of `[` kept libyaml busy for 108 s.
 // That is all the configuration needs; no Foundation (issue 43: Yams brought
 // it, and ICU's data with it).
 
@@ -33,8 +36,13 @@ struct YAMLError: Error, CustomStringConvertible {
 }
 
 enum YAMLDocument {
-    /// The first document of `text`; nil when the text holds none (an empty
-    /// file, or only comments).
+    /// The deepest nesting of sequences and mappings read: a configuration
+    /// needs four levels (`uplinks`, an uplink, its `hosts`).
+    static let maximumDepth = 64
+
+    /// The document of `text`; nil when the text holds none (an empty file,
+    /// or only comments). A second document, or nesting deeper than
+    /// `maximumDepth`, is an error.
     static func compose(_ text: String) throws(YAMLError) -> YAMLNode? {
         var bytes = Array(text.utf8)
         if bytes.isEmpty { return nil }
@@ -49,18 +57,30 @@ enum YAMLDocument {
                 guard yaml_parser_parse(&parser, &event) == 1 else { throw problem(parser) }
                 defer { yaml_event_delete(&event) }
                 let line = Int(event.start_mark.line) + 1
+                if composer.ended {
+                    // After the first document's end: the stream's end, or a second document.
+                    guard event.type == YAML_STREAM_END_EVENT else {
+                        throw YAMLError(description: "line \(line): a second YAML document; a configuration is one document")
+                    }
+                    return composer.root
+                }
                 switch event.type {
                 case YAML_SCALAR_EVENT:
                     let scalar = event.data.scalar
                     let text = scalar.value.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(scalar.length)), as: UTF8.self) } ?? ""
                     composer.add(YAMLNode(value: .scalar(text), line: line))
-                case YAML_SEQUENCE_START_EVENT: composer.open(.sequence, line: line)
-                case YAML_MAPPING_START_EVENT: composer.open(.mapping, line: line)
+                case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                    guard composer.open.count < maximumDepth else {
+                        throw YAMLError(description: "line \(line) column \(event.start_mark.column + 1): nested deeper than \(maximumDepth) levels")
+                    }
+                    composer.open(event.type == YAML_SEQUENCE_START_EVENT ? .sequence : .mapping, line: line)
                 case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT: composer.close()
                 case YAML_ALIAS_EVENT:
                     throw YAMLError(description: "line \(line): aliases (*name) are not read in a configuration; write the value again")
-                case YAML_DOCUMENT_END_EVENT, YAML_STREAM_END_EVENT:
-                    return composer.root   // the first document; the rest, if any, is not read
+                case YAML_DOCUMENT_END_EVENT:
+                    composer.ended = true
+                case YAML_STREAM_END_EVENT:
+                    return composer.root
                 default:
                     break   // stream and document starts
                 }
@@ -82,6 +102,8 @@ enum YAMLDocument {
         enum Kind { case sequence, mapping }
         var open: [(kind: Kind, line: Int, items: [YAMLNode])] = []
         var root: YAMLNode?
+        /// The document's end was read.
+        var ended = false
 
         mutating func add(_ node: YAMLNode) {
             if open.isEmpty { root = node } else { open[open.count - 1].items.append(node) }
