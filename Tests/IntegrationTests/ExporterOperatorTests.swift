@@ -78,20 +78,8 @@ extension ExporterTests {
     /// A port in use is said in one plain sentence, not as swift-nio's
     /// `bind(descriptor:ptr:bytes:): ... (errno: 98)`.
     func testAPortInUseIsOnePlainSentence() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        XCTAssertGreaterThanOrEqual(fd, 0)
+        let (fd, port) = loopbackSocket(listening: true)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
-                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0 && listen(fd, 1) == 0
-            }
-        }
-        XCTAssertTrue(listening, String(cString: strerror(errno)))
-        let port = Int(UInt16(bigEndian: address.sin_port))
         let result = try exporter(["--target", "127.0.0.1", "--listen", "127.0.0.1:\(port)"])
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertTrue(result.stderr.hasSuffix("reach-exporter: cannot listen on 127.0.0.1:\(port): "

@@ -31,20 +31,27 @@ final class ExporterTests: NamespaceTestCase {
 
     /// A loopback TCP port free at the moment of asking.
     func freePort() throws -> Int {
+        let (fd, port) = loopbackSocket(listening: false)
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to a free loopback port (listening on it if asked),
+    /// and the port; the caller closes it.
+    func loopbackSocket(listening: Bool) -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         XCTAssertGreaterThanOrEqual(fd, 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
-                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0 && (!listening || listen(fd, 1) == 0)
             }
         }
         XCTAssertTrue(bound, String(cString: strerror(errno)))
-        return Int(UInt16(bigEndian: address.sin_port))
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// `curl` of a loopback URL: status and body ("000" when nothing answered).
