@@ -176,11 +176,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachabilityTests",
-            dependencies: ["LinuxReachability", "ReachabilityCore", "ReachabilityModel", "CReachability", "ReachabilityTesting"],
+            dependencies: ["LinuxReachability", "ReachabilityCore", "ReachabilityModel", "CReachability", "ReachabilityTesting",
+                           "CTestSupport"],
             // Binary netlink captures, read by path (#filePath) in the parser tests.
             exclude: ["Fixtures"]
         ),
-        // Raw syscalls the integration tests need (per-thread setresuid for the RLIMIT_NPROC test).
+        // What the tests need from C: per-thread setresuid (the RLIMIT_NPROC
+        // test) and the live threads of the process (test_live_threads).
         .target(
             name: "CTestSupport",
             path: "Tests/CTestSupport"
@@ -197,7 +199,7 @@ let package = Package(
         // Debian's real ModemManager with no modem.
         .testTarget(
             name: "ModemManagerTests",
-            dependencies: ["ReachabilityModemManager", "LinuxReachability"],
+            dependencies: ["ReachabilityModemManager", "LinuxReachability", "CTestSupport"],
             exclude: ["modemmanager_standin.py", "bus_spoofer.py"]
         ),
         // The compat modules on the real kernel, in namespaces (Tests/CompatTests).

@@ -3,6 +3,7 @@
 // exec` shows it), a bound on resolver threads, and the namespace held open
 // by a resolver thread that outlives its caller.
 
+import CTestSupport
 import Dispatch
 import Foundation
 import LinuxReachability
@@ -107,10 +108,6 @@ final class ResolverTests: NamespaceTestCase {
 
     /// The library's resolver threads alive now, by their name in /proc.
     private func resolverThreads() -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter {
-            (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) == ThreadRole.resolver.rawValue
-        }.count
+        Int(test_live_threads(ThreadRole.resolver.rawValue, 0))
     }
 }

@@ -6,6 +6,7 @@
 // sends nothing on the wire). The host's interfaces are never touched.
 
 import CReachability
+import CTestSupport
 import Foundation
 import LinuxReachability
 // runCommand, CommandResult and ipExecutable: the sandbox's, shared (package access).
@@ -611,13 +612,11 @@ class NamespaceTestCase: XCTestCase {
         }
     }
 
-    /// Threads of this process named `name` (`reach.monitor`, `reach.tracker`).
+    /// Live threads of this process named `name` (`reach.monitor`,
+    /// `reach.tracker`); a joined thread still leaving the kernel's task list
+    /// is not one (test_live_threads).
     func threads(named name: String) -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { task in
-            ((try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "")
-                .trimmingCharacters(in: .whitespacesAndNewlines) == name
-        }.count
+        Int(test_live_threads(name, 0))
     }
 
     /// Attaches to a tun device in `namespace`; the fd is closed (detaching) when the test ends.

@@ -1,3 +1,4 @@
+import CTestSupport
 import Foundation
 import XCTest
 import LinuxReachability
@@ -276,9 +277,7 @@ final class ModemManagerRadioTests: XCTestCase {
     /// shared radio, as iOS code using them does.)
     func testNoThreadUntilFollowed() throws {
         func modemThreads() throws -> Int {
-            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").filter {
-                (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?.hasPrefix("reach.modems") == true
-            }.count
+            Int(test_live_threads("reach.modems", 1))
         }
         let before = try modemThreads()
         let radio = ModemManagerRadio(busAddress: "unix:path=/nonexistent")

@@ -2,6 +2,7 @@
 // tracker's round thread, tested once, every way it can be stopped.
 
 import CReachability
+import CTestSupport
 import Dispatch
 import Foundation
 @testable import ReachabilityCore
@@ -28,24 +29,11 @@ final class WorkerThreadTests: XCTestCase {
     /// Live threads of this process named as the worker's role names its
     /// thread ("reach.monitor"). Not every thread: Dispatch's pool threads come
     /// and go on their own, and under load one ended between two counts
-    /// (21 ≠ 22). Not a thread that is exiting either: `pthread_join` returns
-    /// when the kernel clears the thread's id, in `do_exit`, before the task
-    /// leaves `/proc/self/task`; by then the task has `PF_EXITING` (0x4) in
-    /// its flags (`stat`'s ninth field), set before the id is cleared. Counted,
-    /// a joined thread still leaving was once a thread too many (1 ≠ 0, under
-    /// the sanitizers).
+    /// (21 ≠ 22). Not a joined thread still leaving the kernel's task list
+    /// either (test_live_threads): counted, one was a thread too many once
+    /// (1 ≠ 0, under the sanitizers).
     private func threadCount() -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { task in
-            let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
-            guard comm.trimmingCharacters(in: .whitespacesAndNewlines) == ThreadRole.monitor.rawValue,
-                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                  let nameEnd = stat.lastIndex(of: ")") else { return false }
-            // After the name: state ppid pgrp session tty_nr tpgid flags ...
-            let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
-            guard fields.count > 6, let flags = UInt64(fields[6]) else { return true }
-            return flags & 0x4 == 0
-        }.count
+        Int(test_live_threads(ThreadRole.monitor.rawValue, 0))
     }
 
     private func waitUntil(_ timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {

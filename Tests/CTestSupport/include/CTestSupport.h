@@ -1,6 +1,6 @@
 /*
- * CTestSupport - what the integration tests need from C and Swift cannot
- * call: raw syscalls that glibc would apply to every thread of the process.
+ * CTestSupport - what the tests need from C: raw syscalls that glibc would
+ * apply to every thread of the process, and the process's live threads.
  */
 #ifndef CTESTSUPPORT_H
 #define CTESTSUPPORT_H
@@ -15,5 +15,16 @@
  * RLIMIT_NPROC when it creates a thread. Returns 0 or -1 with errno.
  */
 int test_thread_setresuid(uid_t ruid, uid_t euid, uid_t suid);
+
+/**
+ * test_live_threads - how many threads of this process are named `name`
+ * (their comm; with `prefix` non-zero, names that begin with it) and are
+ * not exiting. pthread_join returns when the kernel clears the thread's id,
+ * in do_exit, before the task leaves /proc/self/task; such a task already
+ * has PF_EXITING in its flags (stat's ninth field), so a joined thread is
+ * never counted, while a thread that still runs always is. -1 when
+ * /proc/self/task cannot be read.
+ */
+int test_live_threads(const char *name, int prefix);
 
 #endif
