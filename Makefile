@@ -303,7 +303,10 @@ bench-exporter: setup-fleet
 # The whole suite again with AddressSanitizer (Swift and C) and
 # UndefinedBehaviorSanitizer (the C core: Swift checks its own arithmetic), in
 # a build directory of its own. LeakSanitizer reports what C code allocated and
-# never freed; .ci/lsan.supp explains what it does not report.
+# never freed; .ci/lsan.supp explains what it does not report. Not
+# ExporterTests and RemoteWriteTests: they test the reach-exporter program (a
+# process of its own, built without the sanitizers, its tests run by
+# test-fleet), not code in this build.
 SANITIZE_FLAGS := --scratch-path .build-sanitize --sanitize=address \
 	-Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
 	-Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined
@@ -313,7 +316,7 @@ test-sanitize: setup
 	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SWIFT_BACKTRACE=enable=no \
-		$(SWIFT) test --skip-build --disable-swift-testing $(SANITIZE_FLAGS)
+		$(SWIFT) test --skip-build --disable-swift-testing --skip 'ExporterTests|RemoteWriteTests' $(SANITIZE_FLAGS)
 
 # NetworkSandbox's tests (ReachabilityTesting, tier 2) as an unprivileged
 # user, through the wrapper its documentation gives: the whole test process in

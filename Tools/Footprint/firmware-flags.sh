@@ -59,8 +59,13 @@ for cc in clang gcc cc; do
     archive=
 done
 if [ -n "$archive" ]; then
-    mkdir -p "$here/.build-libstdc++"
-    ln -sf "$archive" "$here/.build-libstdc++/libstdc++.a"
+    # Linked once: .ci/run builds several programs at once, and each make
+    # runs this script; re-linking would take the archive away for a moment
+    # from a linker that reads it.
+    if [ "$(readlink "$here/.build-libstdc++/libstdc++.a" 2>/dev/null)" != "$archive" ]; then
+        mkdir -p "$here/.build-libstdc++"
+        ln -sf "$archive" "$here/.build-libstdc++/libstdc++.a"
+    fi
     echo "-Xlinker -L$here/.build-libstdc++"
 else
     echo "firmware-flags.sh: no libstdc++.a (install libstdc++-12-dev): libstdc++ stays shared" >&2
