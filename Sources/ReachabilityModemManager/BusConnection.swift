@@ -146,7 +146,7 @@ final class BusConnection {
             sd_bus_message_set_auto_start(message, 0)
             if let argument { rc = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) } }
             // A floating slot: sd-bus frees it with the reply, the timeout or the bus.
-            if rc >= 0 { rc = sd_bus_call_async(bus, nil, message, busReply, Unmanaged.passUnretained(self).toOpaque(), nanoseconds(radio.callTimeout) / 1000) }
+            if rc >= 0 { rc = sd_bus_call_async(bus, nil, message, busReply, Unmanaged.passUnretained(self).toOpaque(), radio.callTimeout.clampedNanoseconds / 1000) }
             var cookie: UInt64 = 0
             if rc >= 0 { rc = sd_bus_message_get_cookie(message, &cookie) }
             sd_bus_message_unref(message)

@@ -220,7 +220,7 @@ public final class ModemManagerRadio: Sendable {
     /// Waits until the first answer is in (available or unavailable) or
     /// `timeout` passed; returns whether it is in.
     public func waitForFirstAnswer(timeout: Duration) -> Bool {
-        return state.wait(timeoutNanoseconds: nanoseconds(timeout), until: { state in
+        return state.wait(timeoutNanoseconds: timeout.clampedNanoseconds, until: { state in
             switch state.availability {
             case .available, .unavailable, .stopped: return true
             case .starting: return false
@@ -263,7 +263,7 @@ public final class ModemManagerRadio: Sendable {
                     opened.readModems()
                 case let .failure(error):
                     becomeUnavailable(.noBus(errno: error.rawValue))
-                    nextAttempt = now &+ nanoseconds(retryInterval)
+                    nextAttempt = now &+ retryInterval.clampedNanoseconds
                 }
             }
             fds[0].revents = 0
@@ -280,7 +280,7 @@ public final class ModemManagerRadio: Sendable {
                 open.close()   // the bus went away: its sd-bus objects go too
                 connection = nil
                 becomeUnavailable(.noBus(errno: ECONNRESET))
-                nextAttempt = monotonicNanoseconds() &+ nanoseconds(retryInterval)
+                nextAttempt = monotonicNanoseconds() &+ retryInterval.clampedNanoseconds
             }
         }
         connection?.close()

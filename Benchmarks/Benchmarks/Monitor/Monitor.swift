@@ -41,11 +41,6 @@ import Glibc
 
 // MARK: - Small system helpers
 
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-}
 
 func milliseconds(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e6 }
 
@@ -422,7 +417,7 @@ func setLink(_ device: String, up: Bool, socket fd: Int32) throws -> UInt64 {
     flags = up ? flags | 1 : flags & ~1                    // IFF_UP
     request[16] = UInt8(flags & 0xFF)
     request[17] = UInt8(flags >> 8)
-    let start = monotonicNanoseconds()
+    let start = MonotonicInstant.now.nanoseconds
     guard request.withUnsafeMutableBytes({ ioctl(fd, setFlags, $0.baseAddress!) }) == 0 else {
         throw BenchmarkError("SIOCSIFFLAGS \(device): \(String(cString: strerror(errno)))")
     }
@@ -472,7 +467,7 @@ struct RouteControl: ~Copyable {
         put(UInt16(8), at: 28)
         put(UInt16(5), at: 30)                                              // RTA_GATEWAY
         withUnsafeBytes(of: address) { for (i, byte) in $0.enumerated() { message[32 + i] = byte } }
-        let start = monotonicNanoseconds()
+        let start = MonotonicInstant.now.nanoseconds
         guard send(fd, message, message.count, 0) == message.count else {
             throw BenchmarkError("RTM_NEWROUTE: \(String(cString: strerror(errno)))")
         }
@@ -760,7 +755,7 @@ final class ReachWatch: @unchecked Sendable {
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
                 let count = read(fd, &chunk, chunk.count)
-                let received = monotonicNanoseconds()
+                let received = MonotonicInstant.now.nanoseconds
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { return }
                 pending += chunk[..<count]
@@ -806,7 +801,7 @@ final class Observer {
             let monitor = try ReachabilityMonitor(targets: [.internet], namespace: .named(namespace),
                                                   configuration: configuration)
             monitor.onChange(on: .dispatch(DispatchQueue(label: "reach-bench.internet"))) { reported in
-                let received = monotonicNanoseconds()
+                let received = MonotonicInstant.now.nanoseconds
                 let interfaces = reported.evaluation.availableInterfaces
                 recorder.record(Delivery(received: received, evaluated: reported.time.nanoseconds, isInitial: reported.isInitial,
                                          isReachable: interfaces.contains { $0.name == "va" }
@@ -825,7 +820,7 @@ final class Observer {
                     throw BenchmarkError("SCNetworkReachabilityCreateWithName(\(argument)): \(SCError())")
                 }
                 SCNetworkReachabilitySetCallback(reachability, { _, flags, _ in
-                    let received = monotonicNanoseconds()
+                    let received = MonotonicInstant.now.nanoseconds
                     recorder.record(Delivery(received: received, evaluated: received, isInitial: false,
                                              isReachable: flags.contains(.reachable), interface: "va"))
                 }, nil)
@@ -835,7 +830,7 @@ final class Observer {
                 // No callback for being scheduled: the answer then is the initial state.
                 var flags = SCNetworkReachabilityFlags()
                 _ = SCNetworkReachabilityGetFlags(reachability, &flags)
-                let now = monotonicNanoseconds()
+                let now = MonotonicInstant.now.nanoseconds
                 recorder.record(Delivery(received: now, evaluated: now, isInitial: true,
                                          isReachable: flags.contains(.reachable), interface: "va"))
                 self.reachability = reachability
@@ -843,7 +838,7 @@ final class Observer {
                 let pathMonitor = NWPathMonitor()
                 let first = Mutex(true)
                 pathMonitor.pathUpdateHandler = { path in
-                    let received = monotonicNanoseconds()
+                    let received = MonotonicInstant.now.nanoseconds
                     let isInitial = first.withLock { value in defer { value = false }; return value }
                     // "Reachable" is va usable: the default route went with va when
                     // it went down, so once up again the path is unsatisfied with va
@@ -864,19 +859,19 @@ final class Observer {
         switch kind {
         case .monitorThread:
             monitor.onChange { reported in
-                let received = monotonicNanoseconds()
+                let received = MonotonicInstant.now.nanoseconds
                 recorder.record(Delivery(reported, received: received))
             }
         case .dispatch:
             monitor.onChange(on: .dispatch(DispatchQueue(label: "reach-bench.delivery"))) { reported in
-                let received = monotonicNanoseconds()
+                let received = MonotonicInstant.now.nanoseconds
                 recorder.record(Delivery(reported, received: received))
             }
         case .stream:
             let changes = monitor.changes()   // before start(): the initial state is its first element
             consumer = Task.detached {
                 for await reported in changes {
-                    let received = monotonicNanoseconds()
+                    let received = MonotonicInstant.now.nanoseconds
                     recorder.record(Delivery(reported, received: received))
                 }
             }
@@ -1166,7 +1161,7 @@ func measureDelivery(_ change: ChangeKind, target: TargetKind? = nil, via kind: 
     usleep(50_000)   // let the set-up's notifications pass
     let churner = try churn.map { try RouteChurn(namespace: namespace, churn: $0) }
     defer { _ = try? churner?.stop() }
-    let longestBurst = UInt32(nanoseconds(configuration.maximumSettleTime) / 1000)
+    let longestBurst = UInt32(configuration.maximumSettleTime.clampedNanoseconds / 1000)
 
     var result = DeliveryResult()
     let before = recorder.count
@@ -1195,7 +1190,7 @@ func measureDelivery(_ change: ChangeKind, target: TargetKind? = nil, via kind: 
             if case .following = churn {
                 // Quiet before the next step, so that its message opens a burst.
                 try churner?.waitForTrain()
-                usleep(UInt32(nanoseconds(configuration.settleTime) / 1000))
+                usleep(UInt32(configuration.settleTime.clampedNanoseconds / 1000))
             }
             usleep(5_000)
         }
@@ -1289,14 +1284,14 @@ func childRSS(namespace: String) throws {
     // and Dispatch's threads (used below to run `ip -batch`) is in every figure
     // and the RSS after the changes shows only what the monitor added.
     try run(ipPath, ["-V"])
-    let t0 = monotonicNanoseconds()
+    let t0 = MonotonicInstant.now.nanoseconds
     let baseline = residentKilobytes()
     let monitor = try ReachabilityMonitor(targets: [.internet, probe], namespace: .named(namespace))
-    let created = monotonicNanoseconds()
+    let created = MonotonicInstant.now.nanoseconds
     let recorder = Recorder()
     monitor.onChange { recorder.record($0) }
     try monitor.start()
-    let started = monotonicNanoseconds()
+    let started = MonotonicInstant.now.nanoseconds
     guard let initial = recorder.wait(timeout: 10, until: { $0.filter(\.isInitial).count >= 2 }) else {
         throw BenchmarkError("child: no initial state for both targets within 10 s")
     }
@@ -1399,14 +1394,14 @@ func measureBurst(routes: Int) throws -> [String: Any] {
     let before = monitor.counters
 
     let cpuBefore = cpuMilliseconds()
-    let wallBefore = monotonicNanoseconds()
+    let wallBefore = MonotonicInstant.now.nanoseconds
     let command = try RunningCommand(ipPath, ["-n", namespace, "-batch", path])
     var events = monitor.counters.events
-    var lastIncrease = monotonicNanoseconds()
+    var lastIncrease = MonotonicInstant.now.nanoseconds
     var ipDone: UInt64?
     while true {
         usleep(5_000)
-        let now = monotonicNanoseconds()
+        let now = MonotonicInstant.now.nanoseconds
         let current = monitor.counters.events
         if current != events { events = current; lastIncrease = now }
         if ipDone == nil && !command.isRunning { ipDone = now }
@@ -1529,7 +1524,7 @@ struct MonitorBenchmark {
             var churnResults: [String: [DeliveryKind: DeliveryResult]] = [:]
             for (key, churn) in churns {
                 for kind in DeliveryKind.inProcess {
-                    let every = String(format: "%g ms", milliseconds(nanoseconds(options.churnInterval)))
+                    let every = String(format: "%g ms", milliseconds(options.churnInterval.clampedNanoseconds))
                     log("   link, \(kind.rawValue), route churn (\(key), a change every \(every); "
                         + "\(churnFlapCount) flaps)...")
                     churnResults[key, default: [:]][kind] = try measureDelivery(
@@ -1562,12 +1557,12 @@ struct MonitorBenchmark {
                          configuration: ReachabilityMonitor.Configuration) -> [String: Any] {
                 var section: [String: Any] = [
                     "cycles": cycles,
-                    "settle_ms": rounded(milliseconds(nanoseconds(configuration.settleTime))),
-                    "maximum_settle_ms": rounded(milliseconds(nanoseconds(configuration.maximumSettleTime))),
+                    "settle_ms": rounded(milliseconds(configuration.settleTime.clampedNanoseconds)),
+                    "maximum_settle_ms": rounded(milliseconds(configuration.maximumSettleTime.clampedNanoseconds)),
                     "kinds": Dictionary(uniqueKeysWithValues: results.map { ($0.key.rawValue, $0.value.json) }),
                 ]
                 if results.values.contains(where: { $0.churnChanges != nil }) {   // the churn's pace
-                    section["churn_interval_ms"] = rounded(milliseconds(nanoseconds(options.churnInterval)))
+                    section["churn_interval_ms"] = rounded(milliseconds(options.churnInterval.clampedNanoseconds))
                 }
                 return section
             }
@@ -1793,12 +1788,6 @@ struct ArgumentWords {
         guard let value = rest.popFirst() else { fail("\(name) needs a path") }
         return value
     }
-}
-
-/// A duration in whole nanoseconds.
-func nanoseconds(_ duration: Duration) -> UInt64 {
-    let (seconds, attoseconds) = duration.components
-    return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
 }
 
 /// Kept for the life of the process (set up once, on the main thread).

@@ -128,8 +128,8 @@ final class EventSource: @unchecked Sendable {
         var events = creach_events()
         var verdict = EventFilter.Verdict()
         let start = monotonicNanoseconds()
-        let settle = nanoseconds(configuration.settleTime)
-        let limit = nanoseconds(configuration.maximumSettleTime)
+        let settle = configuration.settleTime.clampedNanoseconds
+        let limit = configuration.maximumSettleTime.clampedNanoseconds
         while true {
             let linksBefore = verdict.link, routesBefore = events.route4 &+ events.route6
             let throwsBefore = events.throw_added, malformedBefore = events.malformed
@@ -294,7 +294,7 @@ final class EventSource: @unchecked Sendable {
             reopenAt = nil
         } catch {
             socket.fd = -1
-            reopenAt = monotonicNanoseconds() &+ nanoseconds(configuration.retryInterval)
+            reopenAt = monotonicNanoseconds() &+ configuration.retryInterval.clampedNanoseconds
         }
     }
 }

@@ -122,7 +122,7 @@ extension MonitorLoop {
             return facts
         } catch {
             if deadlines[.pathFacts, 0] == nil {
-                deadlines[.pathFacts, 0] = clock.now() &+ nanoseconds(core.configuration.retryInterval)
+                deadlines[.pathFacts, 0] = clock.now() &+ core.configuration.retryInterval.clampedNanoseconds
             }
             return pathFacts ?? .init(interfaces: [], supportsDNS: false)
         }
@@ -163,9 +163,9 @@ extension MonitorLoop {
         let now = clock.now()
         let since = item.heldSince ?? now
         // The kernel keeps such a route after all: it is the answer.
-        guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
+        guard now &- since < core.configuration.maximumSettleTime.clampedNanoseconds else { return false }
         item.heldSince = since
-        deadlines[.recheck, index] = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
+        deadlines[.recheck, index] = now &+ max(core.configuration.settleTime.clampedNanoseconds, 100_000)
         return true
     }
 
@@ -179,9 +179,9 @@ extension MonitorLoop {
         guard facts.isSettling, item.emitted != nil else { return false }
         let now = clock.now()
         let since = settlingSince ?? now
-        guard now &- since < nanoseconds(core.configuration.maximumSettleTime) else { return false }
+        guard now &- since < core.configuration.maximumSettleTime.clampedNanoseconds else { return false }
         settlingSince = since
-        deadlines[.recheck, index] = now &+ max(nanoseconds(core.configuration.settleTime), 100_000)
+        deadlines[.recheck, index] = now &+ max(core.configuration.settleTime.clampedNanoseconds, 100_000)
         return true
     }
 
@@ -203,7 +203,7 @@ extension MonitorLoop {
             }
         } catch {
             if case .system = error {
-                deadlines[.retry, index] = clock.now() &+ nanoseconds(core.configuration.retryInterval)
+                deadlines[.retry, index] = clock.now() &+ core.configuration.retryInterval.clampedNanoseconds
             }
             return TargetEvaluation(target: item.target, addresses: [], error: error)
         }

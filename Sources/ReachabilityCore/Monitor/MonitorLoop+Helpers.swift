@@ -93,7 +93,7 @@ extension MonitorLoop {
             // interface is dropped (the next round validates the new one).
             guard watched[index].emitted?.primary?.link?.index == answer.interfaceIndex else { continue }
             watched[index].validation.verdict = (answer.verdict, answer.result, answer.interfaceIndex)
-            deadlines[.validate, index] = now &+ nanoseconds(core.configuration.validationInterval)
+            deadlines[.validate, index] = now &+ core.configuration.validationInterval.clampedNanoseconds
             core.updateCounters { $0.validations += 1 }
             dirty.targets.insert(index)
         }
@@ -116,7 +116,7 @@ extension MonitorLoop {
         // A name is looked up at most once per minimumResolveInterval: a link
         // that flaps asks again and again, and one lookup after it settles answers them all.
         let now = clock.now()
-        let interval = nanoseconds(core.configuration.minimumResolveInterval)
+        let interval = core.configuration.minimumResolveInterval.clampedNanoseconds
         if let last = watched[index].name.lastStart, now &- last < interval {
             watched[index].name.phase = .deferred
             deadlines[.resolveStart, index] = last &+ interval
@@ -125,7 +125,7 @@ extension MonitorLoop {
         }
         watched[index].name.lastStart = now
         watched[index].name.phase = .inFlight(again: false)
-        deadlines[.resolveTimeout, index] = now &+ nanoseconds(core.configuration.resolveTimeout)
+        deadlines[.resolveTimeout, index] = now &+ core.configuration.resolveTimeout.clampedNanoseconds
         core.updateCounters { $0.resolutions += 1 }
         let core = self.core, generation = self.generation
         do {

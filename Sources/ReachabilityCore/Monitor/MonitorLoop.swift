@@ -310,13 +310,3 @@ final class MonitorLoop: @unchecked Sendable {
         }
     }
 }
-
-/// Not inlined: a conversion at each of its dozen uses cost more code than
-/// the calls (the firmware budget); none is on a hot path.
-@inline(never)
-package func nanoseconds(_ duration: Duration) -> UInt64 {
-    let (seconds, attoseconds) = duration.components
-    guard seconds >= 0 else { return 0 }
-    return UInt64(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000).partialValue
-        &+ UInt64(attoseconds / 1_000_000_000)
-}

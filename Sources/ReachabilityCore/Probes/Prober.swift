@@ -138,7 +138,7 @@ private struct Exchange {
     let wakeFD: Int32
     let buffer: UnsafeMutableRawPointer
 
-    var timeout: Int64 { Int64(clamping: nanoseconds(options.timeout)) }
+    var timeout: Int64 { Int64(clamping: options.timeout.clampedNanoseconds) }
 
     enum ICMPAttempt {
         case done(ProbeResult)

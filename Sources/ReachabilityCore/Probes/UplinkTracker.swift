@@ -315,7 +315,7 @@ public final class UplinkTracker: Sendable {
                 return shared.score.state
             }
             // Start to start; a round that overran starts the next one at once.
-            nextStart = max(started + nanoseconds(configuration.interval(in: state)), clock.now())
+            nextStart = max(started + configuration.interval(in: state).clampedNanoseconds, clock.now())
         }
     }
 

@@ -7,8 +7,10 @@
 internal import CReachability
 
 extension MonotonicInstant {
-    /// CLOCK_MONOTONIC now.
-    static var now: MonotonicInstant { MonotonicInstant(nanoseconds: creach_monotonic_ns()) }
+    /// `CLOCK_MONOTONIC` now: the one clock of the package (the engine, the
+    /// exporter and the benchmarks read it; a simulation's test clock stands
+    /// in for it only inside a simulated namespace).
+    public static var now: MonotonicInstant { MonotonicInstant(nanoseconds: creach_monotonic_ns()) }
 }
 
 /// CLOCK_MONOTONIC in nanoseconds: for deadlines, where the raw value is what is added and compared.
