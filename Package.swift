@@ -77,12 +77,21 @@ let package = Package(
         // tracker's score. No C module, no Glibc: it builds on any Swift
         // platform (.ci/run compiles it with the standard library alone).
         .target(name: "ReachabilityModel"),
-        // The engine: the Kernel layer (the one seam to the C core: typed
-        // facts out), evaluation, the monitor and its callbacks, probes and
-        // the tracker: no Swift concurrency, no Dispatch. Re-exports the model.
+        // The kernel seam: the one Swift module that calls the C core for
+        // kernel facts. Route, link, address and rule questions
+        // (`KernelQuestions`), the event socket (`KernelEvents`), the
+        // namespaces, and the runtime primitives they need (locks, waits,
+        // the clock). It knows nothing of monitors, targets or probes.
+        .target(
+            name: "ReachabilityKernel",
+            dependencies: ["ReachabilityModel", "CReachability"]
+        ),
+        // The engine over the kernel seam: evaluation, the monitor and its
+        // callbacks, probes and the tracker: no Swift concurrency, no
+        // Dispatch. Re-exports the model and the kernel seam's public types.
         .target(
             name: "ReachabilityCore",
-            dependencies: ["ReachabilityModel", "CReachability"]
+            dependencies: ["ReachabilityKernel", "ReachabilityModel", "CReachability"]
         ),
         // ModemManager's modems as radio facts (RadioSource.setModemFacts): its
         // own thread and bus connection, read through sd-bus.
@@ -176,8 +185,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachabilityTests",
-            dependencies: ["LinuxReachability", "ReachabilityCore", "ReachabilityModel", "CReachability", "ReachabilityTesting",
-                           "CTestSupport"],
+            dependencies: ["LinuxReachability", "ReachabilityCore", "ReachabilityKernel", "ReachabilityModel", "CReachability",
+                           "ReachabilityTesting", "CTestSupport"],
             // Binary netlink captures, read by path (#filePath) in the parser tests.
             exclude: ["Fixtures"]
         ),
@@ -189,7 +198,8 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["LinuxReachability", "ReachabilityCore", "CReachability", "CTestSupport", "ReachabilityTesting",
+            dependencies: ["LinuxReachability", "ReachabilityCore", "ReachabilityKernel", "CReachability", "CTestSupport",
+                           "ReachabilityTesting",
                            // PrivateBus.swift (shared with ModemManagerTests): the exporter's modem series.
                            "ReachabilityModemManager"]
         ),
@@ -207,7 +217,7 @@ let package = Package(
             name: "CompatTests",
             dependencies: ["SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport",
                            "AppleReachability", "AFNetworkReachability", "AlamofireReachability", "ReachabilitySwift",
-                           "SLReachability", "ZYNetworkAccessibity", "LinuxReachability", "CTestSupport",
+                           "SLReachability", "ZYNetworkAccessibity", "LinuxReachability", "ReachabilityKernel", "CTestSupport",
                            // TestNamespace.swift (shared with IntegrationTests) runs commands with its helpers.
                            "ReachabilityTesting",
                            // PrivateBus.swift (shared with ModemManagerTests): the facades following ModemManager.

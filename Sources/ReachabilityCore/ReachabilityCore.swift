@@ -1,5 +1,6 @@
-// The ReachabilityCore module: the engine over the pure model. Kernel/ is the
-// one seam to the C core (CReachability): it reads the kernel and hands typed
-// facts to Evaluation, Monitor and Probes; the decisions on those facts are
-// ReachabilityModel's, re-exported here so that one import gives both.
+// The ReachabilityCore module: the engine over the kernel seam
+// (ReachabilityKernel: typed kernel facts out of the C core) and the pure
+// model (ReachabilityModel: the decisions on those facts). Both are
+// re-exported here, so that one import gives the whole public API.
+@_exported import ReachabilityKernel
 @_exported import ReachabilityModel

@@ -5,6 +5,7 @@ import Foundation
 @testable import Network
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import ReachabilityCompatSupport
 import XCTest
 

@@ -10,6 +10,7 @@ import Foundation
 import Synchronization
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import XCTest
 
 #if canImport(Glibc)
@@ -75,8 +76,8 @@ final class FaultTests: NamespaceTestCase {
             guard !change.isInitial else { return }
             atChange.withLock { $0.append((monitor.counters.recoveries, monitor.eventPortID)) }
         }
-        EventSource.testHook = { step in if step == .reopened { ns.run("link set va down") } }
-        defer { EventSource.testHook = nil }
+        NetlinkEventSocket.testHook = { step in if step == .reopened { ns.run("link set va down") } }
+        defer { NetlinkEventSocket.testHook = nil }
         creach_nl_inject_recv_error(port, EIO, 1)
         defer { creach_nl_inject_recv_error(0, 0, 0) }
         ns.run("route add 10.99.0.0/24 dev va")   // any datagram: its read fails
@@ -99,13 +100,13 @@ final class FaultTests: NamespaceTestCase {
         let target = Target.address(IPAddress("10.1.0.7")!)
         let (monitor, recorder) = try startMonitor(ns, [target])
         XCTAssertEqual(recorder.all.first?.evaluation.primary?.interfaceKind, .wired)
-        EventSource.testHook = { step in
+        NetlinkEventSocket.testHook = { step in
             guard step == .closed else { return }
             ns.run("link del va")
             ns.run("link add va index 4001 type vxlan id 42 local 127.0.0.1 dstport 4789",
                    "addr add 10.1.0.1/24 dev va", "link set va up")
         }
-        defer { EventSource.testHook = nil }
+        defer { NetlinkEventSocket.testHook = nil }
         creach_nl_inject_recv_error(try XCTUnwrap(monitor.eventPortID), EIO, 1)
         defer { creach_nl_inject_recv_error(0, 0, 0) }
         ns.run("route add 10.99.0.0/24 dev va")   // any datagram: its read fails

@@ -6,6 +6,7 @@ import Dispatch
 import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import Synchronization
 import XCTest
 

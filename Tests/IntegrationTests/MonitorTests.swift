@@ -7,6 +7,7 @@ import Dispatch
 import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import ReachabilityTesting
 import Synchronization
 import XCTest
@@ -368,13 +369,13 @@ final class MonitorTests: NamespaceTestCase {
         let (monitor, recorder) = try startMonitor(ns, [.internet])
         let log = recordHappenings(monitor)
         let addedBack = Mutex<MonitorLoop.LeadingEdge?>(nil)
-        EventSource.edgeHook = { edge in
+        MonitorLoop.edgeHook = { edge in
             guard addedBack.withLock({ $0 == nil }), ns.routeGet("10.9.9.9").error != nil else { return }
             ns.run("route add default via 10.1.0.254")
             addedBack.withLock { $0 = edge }
             log.add(.addedBack)
         }
-        defer { EventSource.edgeHook = nil }
+        defer { MonitorLoop.edgeHook = nil }
         ns.run("route del default")
         let seen = waitForBurstEnd(after: .addedBack, in: log)
         XCTAssertEqual(addedBack.withLock { $0 }, .route, "the removal read on an edge of route messages alone")

@@ -8,6 +8,7 @@ import Foundation
 import ReachabilityTesting   // runCommand, ipExecutable
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import Synchronization
 import XCTest
 

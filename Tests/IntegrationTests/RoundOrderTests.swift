@@ -1,6 +1,7 @@
 import Synchronization
 import XCTest
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import ReachabilityTesting
 
 /// What a monitor's round reads in which order, on a simulated network (the
@@ -24,12 +25,12 @@ final class RoundOrderTests: XCTestCase {
         await net.settled()
         XCTAssertEqual(monitor.currentEvaluations.first?.isReachable, false)
         let plugged = Mutex(false)
-        EventSource.pathFactsHook = {
+        MonitorLoop.pathFactsHook = {
             guard !plugged.withLock({ $0 }) else { return }
             plugged.withLock { $0 = true }
             wired.plugIn()
         }
-        defer { EventSource.pathFactsHook = nil }
+        defer { MonitorLoop.pathFactsHook = nil }
         wifi.unplug()   // a link's change: the round reads the path facts first
         await net.settled()
         XCTAssertTrue(plugged.withLock { $0 })

@@ -8,6 +8,7 @@ import CReachability
 import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import Synchronization
 import XCTest
 

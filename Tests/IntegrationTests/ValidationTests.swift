@@ -6,6 +6,7 @@
 import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import XCTest
 
 final class ValidationTests: NamespaceTestCase {

@@ -11,6 +11,7 @@ import CReachability
 import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import XCTest
 
 #if canImport(Glibc)

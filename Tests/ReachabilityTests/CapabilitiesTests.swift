@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// libcap's view of the effective set, against the kernel's own report in
 /// /proc/self/status (CapEff), read independently here.

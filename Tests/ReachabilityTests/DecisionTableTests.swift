@@ -1,6 +1,7 @@
 import XCTest
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// The status tables over all 512 combinations of the nine flag bits, against
 /// references written here from the rules' published form, not from the tables.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// Every enum of the API describes itself with its case's name (what printing
 /// it showed through reflection before it had a description), so it prints

@@ -8,6 +8,7 @@ import CReachability
 import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import XCTest
 
 final class EventFilterTests: XCTestCase {

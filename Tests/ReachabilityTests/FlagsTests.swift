@@ -1,6 +1,7 @@
 import XCTest
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// Every flag pinned to the raw value of its SCNetworkReachabilityFlags twin
 /// (SystemConfiguration/SCNetworkReachability.h), and the sample's format.

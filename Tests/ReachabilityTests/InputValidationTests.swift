@@ -1,6 +1,7 @@
 import XCTest
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// Bad input gives a typed error, never a crash and never a silent wrong answer.
 final class InputValidationTests: XCTestCase {

@@ -2,6 +2,7 @@ import XCTest
 import CReachability
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 final class InterfaceKindTests: XCTestCase {
     func kind(_ facts: InterfaceFacts, _ overrides: [String] = []) throws -> InterfaceKind {

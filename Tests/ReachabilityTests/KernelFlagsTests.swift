@@ -2,6 +2,7 @@ import XCTest
 import CReachability
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// Architecture.md's "Kernel state → flags" table, row by row, on kernel facts built
 /// as the C core reports them. (The same situations on the real kernel are in

@@ -1,6 +1,7 @@
 import XCTest
 import CReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// When the monitor may publish an answer read on a burst's leading edge
 /// (`TargetEvaluation.isFinalOnLeadingEdge`): only when no address is routed

@@ -2,6 +2,7 @@ import XCTest
 import CReachability
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// Every classification rule from the bytes up: an RTM_NEWLINK as the kernel
 /// sends it for links this machine's kernel cannot make (PPP, raw-IP WWAN,

@@ -1,6 +1,7 @@
 import XCTest
 import Glibc
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// The evaluator's resolv.conf cache (`NameServerCache`): read again exactly
 /// when the file changed, including a same-size rewrite in place within the

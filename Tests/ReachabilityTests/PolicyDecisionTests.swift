@@ -1,6 +1,7 @@
 import XCTest
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// Mask, accessibility, unsatisfied reason and policy flags over every
 /// combination of their inputs, against references written here from the

@@ -5,6 +5,7 @@
 import Synchronization
 import XCTest
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 #if canImport(Glibc)
 import Glibc

@@ -6,6 +6,7 @@
 import CReachability
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import XCTest
 
 final class RuleChainTests: XCTestCase {

@@ -3,6 +3,7 @@
 
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import XCTest
 
 final class TrackerScoreTests: XCTestCase {

@@ -2,6 +2,7 @@ import XCTest
 import CReachability
 import LinuxReachability
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 
 /// The WWAN switch, one rule per view, and a validation verdict's effect on
 /// an answer: every flag combination (512) × kind × switch × verdict through

@@ -6,6 +6,7 @@ import CTestSupport
 import Dispatch
 import Foundation
 @testable import ReachabilityCore
+@testable import ReachabilityKernel
 import ReachabilityTesting
 import Synchronization
 import XCTest

@@ -203,7 +203,7 @@ extension DispatchQueue {
     package func compatAsync(_ work: @escaping () -> Void) {
         // Apple's blocks are not Sendable: each runs on the one queue it was given, as there.
         nonisolated(unsafe) let work = work
-        guard let simulation = CompatEnvironment.namespace.simulation else { return async { work() } }
+        guard let simulation = CompatEnvironment.namespace.engineSimulation else { return async { work() } }
         simulation.deliveryQueued()
         async { work(); simulation.deliveryRan() }
     }

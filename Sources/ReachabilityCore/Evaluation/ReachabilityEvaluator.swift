@@ -107,7 +107,7 @@ public final class ReachabilityEvaluator: Sendable {
         self.simulation = namespace.simulation
         #endif
         // In a simulation, the process's radio source is the simulation's.
-        self.radio = radio === RadioSource.processDefault ? namespace.simulation?.radio ?? radio : radio
+        self.radio = radio === RadioSource.processDefault ? namespace.engineSimulation?.radio ?? radio : radio
         let handle = try NamespaceHandle(namespace)
         var socket: RouteSocket?
         if namespace.simulation == nil {

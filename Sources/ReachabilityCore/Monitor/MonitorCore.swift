@@ -84,6 +84,8 @@ final class MonitorCore: Sendable {
     let shared: Locked<Shared>
     /// The event thread.
     let worker = WorkerThread(owner: "monitor", runsQueuedWorkAtEnd: false)
+    /// A simulated namespace's engine half (delivery counting), chosen once here; nil for a real one.
+    let simulation: (any EngineSimulation)?
 
     init(targets: [Target], options: LookupOptions, evaluator: ReachabilityEvaluator, probe: ValidationProbe.Send?,
          configuration: ReachabilityMonitor.Configuration) {
@@ -92,6 +94,7 @@ final class MonitorCore: Sendable {
         self.evaluator = evaluator
         self.probe = probe
         self.configuration = configuration
+        simulation = evaluator.namespace.engineSimulation
         shared = Locked(Shared(latest: Array(repeating: nil, count: targets.count)))
     }
 
@@ -107,13 +110,12 @@ final class MonitorCore: Sendable {
             guard !worker.isRunning else { return }
             // Subscribe before the first evaluation, so that nothing that
             // happens in between is missed.
-            let source = try EventSource(evaluator: evaluator, configuration: configuration,
-                                         owner: "monitor of " + targets.map { $0.description }.joined(separator: ", "))
+            let source = try MonitorLoop.openEvents(for: self)
             let cancelProbes: WakeSignal?
             do throws(ReachabilityError) {
                 cancelProbes = configuration.validation == nil ? nil : try WakeSignal()
             } catch {
-                source.close()
+                MonitorLoop.closeEvents(source, of: evaluator)
                 throw error
             }
             source.subscriber?.undelivered.withLock { $0 = { [weak self] in self?.undeliveredChanges() ?? [] } }
@@ -329,7 +331,7 @@ final class MonitorCore: Sendable {
     }
 
     private func schedule(_ work: @escaping @Sendable () -> Void, on queue: DeliveryQueue) {
-        queue.schedule(work, simulation: evaluator.handle.simulation) { worker.enqueue($0) }
+        queue.schedule(work, simulation: simulation) { worker.enqueue($0) }
     }
 
     /// Runs `body` on the event thread at its next turn (between two rounds),

@@ -55,7 +55,7 @@ extension MonitorLoop {
             let facts = readPathFacts()
             fresh = facts
             #if !REACH_NO_SIMULATION
-            EventSource.pathFactsHook?()
+            Self.pathFactsHook?()
             #endif
             return facts
         }

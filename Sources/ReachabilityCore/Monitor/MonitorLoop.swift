@@ -2,7 +2,7 @@
 internal import Glibc
 #endif
 
-/// The monitor's event thread: wait for notifications (`EventSource`), for
+/// The monitor's event thread: wait for kernel notifications (`KernelEvents`), for
 /// answers of its helper threads (resolvers, validation probes) and for its
 /// deadlines; evaluate the targets a turn may have changed; publish what
 /// changed (`MonitorCore.publish`).
@@ -88,7 +88,8 @@ final class MonitorLoop: @unchecked Sendable {
     }
 
     let core: MonitorCore
-    let source: EventSource
+    /// The kernel's notifications (MonitorLoop+Events.swift).
+    let source: any KernelEvents
     let generation: UInt64
     /// CLOCK_MONOTONIC, or the simulation's test clock.
     let clock: RuntimeClock
@@ -103,11 +104,11 @@ final class MonitorLoop: @unchecked Sendable {
     /// do not): changes are held back for at most `maximumSettleTime` from then.
     var settlingSince: UInt64?
 
-    init(core: MonitorCore, source: EventSource, generation: UInt64) {
+    init(core: MonitorCore, source: any KernelEvents, generation: UInt64) {
         self.core = core
         self.source = source
         self.generation = generation
-        clock = RuntimeClock(simulation: core.evaluator.handle.simulation)
+        clock = RuntimeClock(simulation: core.evaluator.namespace.simulation)
         watched = core.targets.map { target in
             switch target {
             case let .address(address): return Watched(target: target, addresses: [address])
@@ -119,7 +120,7 @@ final class MonitorLoop: @unchecked Sendable {
     }
 
     /// Frees what `init` took when the thread could not be started.
-    func release() { source.close() }
+    func release() { Self.closeEvents(source, of: core.evaluator) }
 
     // MARK: The thread
 
@@ -127,7 +128,7 @@ final class MonitorLoop: @unchecked Sendable {
         defer {
             // Lookups still queued behind the resolver threads' bound are of no use now.
             for item in watched { _ = item.name.lookUp?.cancel() }
-            source.close()
+            Self.closeEvents(source, of: core.evaluator)
             core.eventThreadFinished()
         }
         // Initial states: addresses and the internet now, host names when resolved.
@@ -148,14 +149,9 @@ final class MonitorLoop: @unchecked Sendable {
                 Wakeup.clear(wakeFD)
             }
             if ready.failed || ready.isReadable {
-                var burst = EventSource.Burst()
-                if ready.failed {
-                    source.fail(&burst)
-                } else {
-                    burst = source.drainBurst { leadingEdge($0) }
-                }
+                let burst = readBurst(failed: ready.failed)
                 record(burst)
-                merge(burst.dirty, into: &dirty)
+                merge(Dirty(burst), into: &dirty)
             }
             let reevaluation = core.takeReevaluationRequest()
             if reevaluation != nil {
@@ -177,28 +173,6 @@ final class MonitorLoop: @unchecked Sendable {
         }
     }
 
-    /// What made a burst be evaluated before it went quiet (`EventSource.drainBurst`).
-    enum LeadingEdge {
-        /// A link's own state change, or route messages in a burst that
-        /// changed a link (its routes being flushed): any final answer is published.
-        case link
-        /// Route messages alone: only a path found is published at once (a
-        /// route removed may be the first half of a replacement, so a path
-        /// lost waits for the burst to go quiet).
-        case route
-    }
-
-    /// A link's own state change, or a route change, is evaluated as soon as
-    /// it is read; `evaluate(_:edge:)` holds back any answer the rest of the
-    /// burst may still change, and what it publishes reaches callbacks on
-    /// this thread now, not once the burst has gone quiet.
-    private func leadingEdge(_ edge: LeadingEdge) {
-        var all = Dirty()
-        all.markAll()
-        evaluate(all, edge: edge)
-        core.runInlineCallbacks()
-    }
-
     private func merge(_ other: Dirty, into dirty: inout Dirty) {
         dirty.v4 = dirty.v4 || other.v4
         dirty.v6 = dirty.v6 || other.v6
@@ -208,7 +182,7 @@ final class MonitorLoop: @unchecked Sendable {
 
     /// A burst's counts into the counters, its deletions into the evaluator's
     /// interface cache, a reopened socket into the core.
-    private func record(_ burst: EventSource.Burst) {
+    private func record(_ burst: KernelEventBurst) {
         if burst.forgetAllLinks {
             core.evaluator.invalidateInterfaceCache()
         } else if !burst.deletedLinks.isEmpty {
@@ -280,6 +254,7 @@ final class MonitorLoop: @unchecked Sendable {
     private func applyDeadlines(into dirty: inout Dirty) {
         let now = clock.now()
         if source.reopenIfDue(now: now) {
+            core.evaluator.remembersThrowRoutes(true)
             recordSocketReopened()
             dirty.markAll()
             dirty.network = true

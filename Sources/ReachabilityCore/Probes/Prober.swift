@@ -28,12 +28,15 @@ public final class Prober: Sendable {
     /// The ICMP identifier of raw-socket echoes (a ping socket's is set by the kernel).
     fileprivate let identifier: UInt16
     private let sequence = Locked<UInt16>(0)
+    /// A simulated namespace's answers, chosen once here; nil for a real one.
+    private let simulation: (any EngineSimulation)?
 
     /// A prober for `namespace`. Throws `.unknownNamespace` or `.system`.
     public init(namespace: NetworkNamespace = .current) throws(ReachabilityError) {
         self.namespace = namespace
         self.handle = try NamespaceHandle(namespace)
         self.identifier = UInt16.random(in: 1...UInt16.max)
+        self.simulation = namespace.engineSimulation
     }
 
     /// What ICMP sockets this process may open in the namespace: `CAP_NET_RAW`
@@ -59,7 +62,7 @@ public final class Prober: Sendable {
         try options.validate()
         try method.validate()
         // A simulated namespace answers from its script, at once.
-        if let simulation = handle.simulation { return try simulation.probe(address, method: method, options: options) }
+        if let simulation { return try simulation.probe(address, method: method, options: options) }
         var target = try Self.target(address, options: options)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
         defer { buffer.deallocate() }

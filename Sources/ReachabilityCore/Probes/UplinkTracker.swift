@@ -128,6 +128,8 @@ public final class UplinkTracker: Sendable {
     private let prober: Prober
     /// CLOCK_MONOTONIC, or a simulated namespace's test clock.
     private let clock: RuntimeClock
+    /// A simulated namespace's engine half (delivery counting), chosen once here; nil for a real one.
+    private let simulation: (any EngineSimulation)?
     private let shared: Locked<Shared>
 
     private struct Observer {
@@ -161,6 +163,7 @@ public final class UplinkTracker: Sendable {
         self.configuration = configuration
         self.prober = try Prober(namespace: namespace)
         self.clock = RuntimeClock(simulation: namespace.simulation)
+        self.simulation = namespace.engineSimulation
         self.shared = Locked(Shared(score: TrackerScore(down: configuration.down, up: configuration.up,
                                                        initial: configuration.initialState)))
     }
@@ -229,7 +232,7 @@ public final class UplinkTracker: Sendable {
             shared.afterObserverAdded = nil
             switch queue.kind {
             case .enqueue:
-                queue.schedule({ if active.withLock({ $0 }) { body(initial) } }, simulation: clock.simulation) { _ in }
+                queue.schedule({ if active.withLock({ $0 }) { body(initial) } }, simulation: simulation) { _ in }
                 return (id, nil, hook)
             case .monitorThread where worker.threadExists:
                 worker.enqueue { if active.withLock({ $0 }) { body(initial) } }
@@ -310,7 +313,7 @@ public final class UplinkTracker: Sendable {
                 for (_, observer) in shared.observers.entries {
                     let (body, active) = (observer.body, observer.active)
                     observer.queue.schedule({ if active.withLock({ $0 }) { body(event) } },
-                                            simulation: clock.simulation) { worker.enqueue($0) }
+                                            simulation: simulation) { worker.enqueue($0) }
                 }
                 return shared.score.state
             }

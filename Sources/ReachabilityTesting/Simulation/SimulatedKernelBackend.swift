@@ -1,5 +1,5 @@
 // The simulation's side of the engine's seam (ReachabilityCore's
-// `KernelSimulation`): it answers the evaluator's questions from
+// `KernelSimulation` and `EngineSimulation`): it answers the evaluator's questions from
 // `KernelFacts`, rings the monitors and trackers that listen when a fact
 // changes or the test clock moves, answers probes and host names from the
 // script, and knows when everything a step caused has been delivered.
@@ -23,7 +23,7 @@ struct UplinkScript: Sendable {
     var roundTrip: Duration = .milliseconds(20)
 }
 
-final class SimulatedKernelBackend: KernelSimulation, @unchecked Sendable {
+final class SimulatedKernelBackend: EngineSimulation, @unchecked Sendable {
     struct State {
         var facts = KernelFacts()
         var scripts: [String: UplinkScript] = [:]

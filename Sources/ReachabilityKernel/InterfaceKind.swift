@@ -1,5 +1,6 @@
 // User rules for interface kinds, checked as they are parsed (the rule and
 // the classification are pure: ReachabilityModel, Facts/InterfaceKind.swift).
+import ReachabilityModel
 
 extension InterfaceKindOverride {
     /// A rule giving `kind` to interfaces whose name matches `pattern`, a shell glob as fnmatch(3)

@@ -1,3 +1,4 @@
+import ReachabilityModel
 internal import CReachability
 #if canImport(Glibc)
 internal import Glibc

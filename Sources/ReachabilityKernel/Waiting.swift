@@ -3,6 +3,7 @@
 // poll(2) on a descriptor and a wake-up, and eventfd wake-ups. They are the C
 // core's calls (CSupport/wait.c), kept here so that Monitor and Probes reach
 // the C core only through Kernel/ (kernel facts) and Runtime/ (these).
+import ReachabilityModel
 
 internal import CReachability
 
@@ -31,16 +32,16 @@ package enum Wakeup {
 /// What ended a wait: the descriptor is readable (a datagram, or a pending
 /// error such as ENOBUFS), the wake-up was signalled, both, neither (the
 /// timeout or EINTR), or the wait failed (errno set).
-struct WaitOutcome {
-    let raw: Int32
-    var failed: Bool { raw < 0 }
-    var isReadable: Bool { raw > 0 && raw & CREACH_WAIT_NETLINK != 0 }
-    var wasWoken: Bool { raw > 0 && raw & CREACH_WAIT_WAKEUP != 0 }
+package struct WaitOutcome {
+    package let raw: Int32
+    package var failed: Bool { raw < 0 }
+    package var isReadable: Bool { raw > 0 && raw & CREACH_WAIT_NETLINK != 0 }
+    package var wasWoken: Bool { raw > 0 && raw & CREACH_WAIT_WAKEUP != 0 }
 }
 
 /// Waits until `fd` is readable, `wakeFD` is signalled, or `timeoutNanoseconds`
 /// pass (< 0: no limit); either descriptor may be -1 (poll(2), CSupport/wait.c).
 @inline(__always)
-func waitForEvents(_ fd: Int32, wake wakeFD: Int32, timeoutNanoseconds: Int64) -> WaitOutcome {
+package func waitForEvents(_ fd: Int32, wake wakeFD: Int32, timeoutNanoseconds: Int64) -> WaitOutcome {
     WaitOutcome(raw: creach_wait(fd, wakeFD, timeoutNanoseconds))
 }

@@ -1,3 +1,4 @@
+import ReachabilityModel
 internal import CReachability
 #if canImport(Glibc)
 internal import Glibc
@@ -163,12 +164,12 @@ extension NetworkNamespace {
 package final class NamespaceHandle: Sendable {
     let namespace: NetworkNamespace
     /// -1 for the current namespace (and a simulated one).
-    let fd: Int32
+    package let fd: Int32
     /// The simulated kernel that answers instead of one, nil for a real namespace.
     @inline(__always)
-    var simulation: (any KernelSimulation)? { namespace.simulation }
+    package var simulation: (any KernelSimulation)? { namespace.simulation }
 
-    init(_ namespace: NetworkNamespace) throws(ReachabilityError) {
+    package init(_ namespace: NetworkNamespace) throws(ReachabilityError) {
         self.namespace = namespace
         fd = try namespace.open()
     }
@@ -182,7 +183,7 @@ package final class NamespaceHandle: Sendable {
     /// into the namespace, with its /etc/netns/NAME files bind-mounted over
     /// /etc as `ip netns exec` shows them; false with errno set on failure.
     /// Nothing to do for the current namespace.
-    func enterOnThisThreadWithConfiguration() -> Bool {
+    package func enterOnThisThreadWithConfiguration() -> Bool {
         simulation != nil || fd < 0 || creach_netns_enter_thread_config(fd, configurationName) == 0
     }
 }
@@ -198,7 +199,7 @@ package final class NamespaceHandle: Sendable {
 /// timestamps stamps two writes a few milliseconds apart with the same time,
 /// so a second same-size write could otherwise go unseen (as git treats an
 /// index entry as racily clean).
-struct NameServerCache {
+package struct NameServerCache {
     private struct Stamp: Equatable {
         let device: UInt64, inode: UInt64, size: Int64
         /// Modification and change times: seconds, nanoseconds.
@@ -213,11 +214,13 @@ struct NameServerCache {
     private var stamp: Stamp?
     private var servers: [IPAddress] = []
     /// How many times a file was read (for tests).
-    private(set) var reads = 0
+    package private(set) var reads = 0
+
+    package init() {}
 
     /// The name servers of the resolv.conf at `path`; `now` is the realtime
     /// clock's second (tests give their own).
-    mutating func nameServers(at path: String, now: Int = NameServerCache.realtimeSecond()) -> [IPAddress] {
+    package mutating func nameServers(at path: String, now: Int = NameServerCache.realtimeSecond()) -> [IPAddress] {
         var info = stat()
         guard stat(path, &info) == 0 else {
             self.stamp = nil
@@ -233,7 +236,7 @@ struct NameServerCache {
         return servers
     }
 
-    static func realtimeSecond() -> Int {
+    package static func realtimeSecond() -> Int {
         var clock = timespec()
         clock_gettime(CLOCK_REALTIME, &clock)
         return clock.tv_sec

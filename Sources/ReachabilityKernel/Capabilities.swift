@@ -1,3 +1,4 @@
+import ReachabilityModel
 internal import CReachability
 
 /// The capabilities of interest in this thread's effective set (read with libcap).

@@ -3,6 +3,7 @@
 // a `throw`) and the namespace's /sys/class/net, with typed answers out. With
 // EventSource (the multicast side) this is the one seam between the engine and
 // the C core: Evaluation asks here and decides with ReachabilityModel.
+import ReachabilityModel
 
 internal import CReachability
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ internal import Glibc
 
 /// One namespace's request socket and sysfs directory. Not thread-safe: its
 /// owner (`ReachabilityEvaluator`) holds it under its lock.
-struct RouteSocket {
+package struct RouteSocket {
     private var netlink: creach_nl
     /// The reply buffer of one request (CREACH_REPLY_BUFSIZ).
     private let buffer: UnsafeMutableRawPointer
@@ -30,13 +31,13 @@ struct RouteSocket {
     /// without an IPv6 default route, every IPv6 lookup of a round is refused).
     private var noThrowRoutes: UInt8 = 0
     /// Set while a monitor's event socket listens (`EventSource`).
-    var remembersThrowRoutes = false {
+    package var remembersThrowRoutes = false {
         didSet { noThrowRoutes = 0 }
     }
 
     /// Opens the socket (and sysfs) in the namespace `namespaceFD` (-1: the
     /// current one); nil with errno set when the socket cannot be opened.
-    init?(namespaceFD fd: Int32) {
+    package init?(namespaceFD fd: Int32) {
         var netlink = creach_nl()
         guard creach_nl_open(&netlink, 0, fd) == 0 else { return nil }
         self.netlink = netlink
@@ -48,7 +49,7 @@ struct RouteSocket {
     }
 
     /// Closes the socket and sysfs and frees the buffers; the owner's deinit calls it once.
-    mutating func close() {
+    package mutating func close() {
         creach_nl_close(&netlink)
         if sysfsFD >= 0 { _ = Glibc.close(sysfsFD) }
         buffer.deallocate()
@@ -57,17 +58,17 @@ struct RouteSocket {
     }
 
     /// The socket's netlink port id (for tests that inject faults into it).
-    var portID: UInt32 { netlink.portid }
+    package var portID: UInt32 { netlink.portid }
 
     /// Netlink messages dropped: sent by a process rather than the kernel, or
     /// carrying another request's sequence number.
-    var droppedMessages: (foreignSender: UInt64, foreignSequence: UInt64) {
+    package var droppedMessages: (foreignSender: UInt64, foreignSequence: UInt64) {
         (netlink.dropped_foreign, netlink.dropped_seq)
     }
 
 
     /// Every link of the namespace (`RTM_GETLINK` dump).
-    mutating func dumpLinks() throws(ReachabilityError) -> [LinkState] {
+    package mutating func dumpLinks() throws(ReachabilityError) -> [LinkState] {
         try retryingInterruptedDump("RTM_GETLINK dump") { (buffer, size, links: Collected<creach_link>) in
             var skipped: UInt64 = 0
             return creach_link_dump(&netlink, buffer, size, { link, context in
@@ -109,7 +110,7 @@ struct RouteSocket {
         }
     }
 
-    mutating func lookupRoute(_ address: IPAddress, options: LookupOptions) throws(ReachabilityError) -> RouteLookup {
+    package mutating func lookupRoute(_ address: IPAddress, options: LookupOptions) throws(ReachabilityError) -> RouteLookup {
         var query = creach_route_query()
         query.family = address.family.rawFamily
         address.copy(into: &query.dst)
@@ -173,7 +174,7 @@ struct RouteSocket {
 
     /// A `throw` route may have been added, or events were lost: the next
     /// refused lookup of either family dumps them again.
-    mutating func forgetThrowRoutes() { noThrowRoutes = 0 }
+    package mutating func forgetThrowRoutes() { noThrowRoutes = 0 }
 
     /// Whether a lookup refused with `ENETUNREACH` met a `throw` route: the
     /// family's `throw` routes (a dump the kernel filters) and its rules,
@@ -197,7 +198,7 @@ struct RouteSocket {
     }
 
     /// The link with this index, nil when it no longer exists.
-    mutating func link(index: Int32) throws(ReachabilityError) -> LinkState? {
+    package mutating func link(index: Int32) throws(ReachabilityError) -> LinkState? {
         var link = creach_link()
         guard creach_link_get(&netlink, index, nil, buffer, Int(CREACH_REPLY_BUFSIZ), &link) == 0 else {
             let error = SystemErrno.current
@@ -219,7 +220,7 @@ struct RouteSocket {
     }
 
     /// Every address of the namespace (`RTM_GETADDR` dump).
-    mutating func dumpAddresses() throws(ReachabilityError) -> [InterfaceAddress] {
+    package mutating func dumpAddresses() throws(ReachabilityError) -> [InterfaceAddress] {
         try retryingInterruptedDump("RTM_GETADDR dump") { (buffer, size, addresses: Collected<creach_addr>) in
             var skipped: UInt64 = 0
             return creach_addr_dump(&netlink, UInt8(AF_UNSPEC), buffer, size, { addr, context in
@@ -232,7 +233,7 @@ struct RouteSocket {
     /// What sysfs and procfs tell of `link` beyond netlink (DEVTYPE, the
     /// driver, wireless; for PPP the namespace's carriers): the facts its
     /// kind is decided from (`InterfaceKind.init(facts:overrides:ownedByModem:)`).
-    func interfaceFacts(of link: LinkState, namespaceFD: Int32, declaredModems: [String]) -> InterfaceFacts {
+    package func interfaceFacts(of link: LinkState, namespaceFD: Int32, declaredModems: [String]) -> InterfaceFacts {
         var facts = InterfaceFacts(name: link.name, rawFlags: link.rawFlags, hardwareType: link.hardwareType,
                                    linkKind: link.linkKind)
         if sysfsFD >= 0 {
@@ -252,40 +253,3 @@ struct RouteSocket {
         return facts
     }
 }
-
-/// The questions the evaluator asks a namespace's kernel: RouteSocket's, or a
-/// simulation's (`SimulatedKernelQuestions`). The evaluator's code that asks
-/// them is generic over this protocol, so the compiler makes one copy of it
-/// per kernel: the live copy has no simulated branch to step over (issue 41:
-/// an enum of the two cost every evaluation 13 % more instructions), and a
-/// simulation runs the very same source.
-protocol KernelQuestions {
-    mutating func lookupRoute(_ address: IPAddress, options: LookupOptions) throws(ReachabilityError) -> RouteLookup
-    mutating func link(index: Int32) throws(ReachabilityError) -> LinkState?
-    mutating func dumpLinks() throws(ReachabilityError) -> [LinkState]
-    mutating func dumpAddresses() throws(ReachabilityError) -> [InterfaceAddress]
-    func interfaceFacts(of link: LinkState, namespaceFD: Int32, declaredModems: [String]) -> InterfaceFacts
-}
-
-extension RouteSocket: KernelQuestions {}
-
-#if !REACH_NO_SIMULATION
-/// A simulation's answers to the evaluator's questions (Kernel/KernelSimulation.swift).
-struct SimulatedKernelQuestions: KernelQuestions {
-    let simulation: any KernelSimulation
-
-    func lookupRoute(_ address: IPAddress, options: LookupOptions) throws(ReachabilityError) -> RouteLookup {
-        // What the socket checks before it asks (the kernel's own refusals).
-        try options.validate()
-        if let name = options.interface, simulation.interfaceIndex(named: name) == nil { throw .unknownInterface(name) }
-        return try simulation.lookupRoute(address, options: options)
-    }
-
-    func link(index: Int32) -> LinkState? { simulation.link(index: index) }
-    func dumpLinks() -> [LinkState] { simulation.dumpLinks() }
-    func dumpAddresses() -> [InterfaceAddress] { simulation.dumpAddresses() }
-    func interfaceFacts(of link: LinkState, namespaceFD: Int32, declaredModems: [String]) -> InterfaceFacts {
-        simulation.interfaceFacts(of: link)
-    }
-}
-#endif

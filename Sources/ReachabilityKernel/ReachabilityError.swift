@@ -1,3 +1,4 @@
+import ReachabilityModel
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -33,7 +34,7 @@ public struct SystemErrno: RawRepresentable, Error, Hashable, Sendable, CustomSt
     /// Glibc's Swift overlay's `errno` would link that whole overlay into a
     /// static program (one object: its tgmath wrappers import 90 libm
     /// functions, which the dynamic linker looks up at every start).
-    static var current: SystemErrno { SystemErrno(rawValue: __errno_location().pointee) }
+    package static var current: SystemErrno { SystemErrno(rawValue: __errno_location().pointee) }
 
     public var description: String {
         guard let text = strerror(rawValue) else { return "errno \(rawValue)" }
@@ -108,7 +109,7 @@ public enum ReachabilityError: Error, Hashable, Sendable, CustomStringConvertibl
 extension ReachabilityError {
     /// A netlink socket could not be opened in `namespace`:
     /// EPERM there means the process may not enter it.
-    static func openingSocket(_ operation: String, in namespace: NetworkNamespace, errno: SystemErrno) -> ReachabilityError {
+    package static func openingSocket(_ operation: String, in namespace: NetworkNamespace, errno: SystemErrno) -> ReachabilityError {
         guard errno == .notPermitted, case let .some(name) = namespace.argument else {
             return .system(operation: operation, errno: errno)
         }

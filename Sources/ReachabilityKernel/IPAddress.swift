@@ -1,3 +1,4 @@
+import ReachabilityModel
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -12,7 +13,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
         case v6 = "ipv6"
 
         /// The C address family, `AF_INET` or `AF_INET6`.
-        var rawFamily: UInt8 { self == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6) }
+        package var rawFamily: UInt8 { self == .v4 ? UInt8(AF_INET) : UInt8(AF_INET6) }
         /// "IPv4" or "IPv6", for messages.
         var name: String { self == .v4 ? "IPv4" : "IPv6" }
         /// Address length in bytes.
@@ -73,7 +74,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
 
     /// Copies `source` into a C struct's 16-byte source field when there is
     /// one; it must be of this address's family. Returns whether it did.
-    func copySource<T>(_ source: IPAddress?, into field: inout T) throws(ReachabilityError) -> Bool {
+    package func copySource<T>(_ source: IPAddress?, into field: inout T) throws(ReachabilityError) -> Bool {
         guard let source else { return false }
         guard source.family == family else {
             throw .invalidConfiguration("source", reason: "\(source) is \(source.family.name) and the target \(self) is \(family.name)")
@@ -83,7 +84,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
     }
 
     /// Copies the address into a 16-byte C field (a tuple imported from C).
-    func copy<T>(into field: inout T) {
+    package func copy<T>(into field: inout T) {
         withBytes { bytes in
             withUnsafeMutableBytes(of: &field) { $0.copyMemory(from: bytes) }
         }

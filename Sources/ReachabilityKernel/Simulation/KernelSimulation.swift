@@ -1,0 +1,63 @@
+// The second implementation of the kernel seam: a kernel held in memory
+// (ReachabilityTesting's SimulatedNetwork). Where a namespace is
+// `.simulated`, the evaluator asks it the questions it asks RouteSocket
+// (SimulatedKernelQuestions), a monitor takes its notifications from it
+// (SimulatedKernelEvents), monitors and trackers read its clock
+// (RuntimeClock). The engine's half (probes, the radio source, delivery
+// counting) is ReachabilityCore's Simulation/EngineSimulation.swift.
+// Everything above the seam (the decision tables, the monitor's rounds,
+// validation, the tracker's score, delivery to observers) is the code that
+// runs on a real kernel (Architecture, "Testing").
+import ReachabilityModel
+
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// What a simulated kernel answers: its kernel-level facts, events and clock.
+/// Implemented by ReachabilityTesting; the engine only calls it. Calls come from any thread, never with a lock of
+/// the simulation held by the engine's caller, and it never calls back into
+/// the engine while holding its own lock.
+package protocol KernelSimulation: AnyObject, Sendable {
+    /// For descriptions: `simulated:NAME`.
+    var name: String { get }
+
+    // The evaluator's questions (RouteSocket's, answered from facts).
+    func dumpLinks() -> [LinkState]
+    func dumpAddresses() -> [InterfaceAddress]
+    func link(index: Int32) -> LinkState?
+    func interfaceIndex(named name: String) -> Int32?
+    /// The FIB's answer, as `RTM_GETROUTE` gives it for these options.
+    func lookupRoute(_ address: IPAddress, options: LookupOptions) throws(ReachabilityError) -> RouteLookup
+    /// What sysfs would tell of `link` (its kind's facts).
+    func interfaceFacts(of link: LinkState) -> InterfaceFacts
+    /// The namespace's resolv.conf `nameserver` lines.
+    func nameServers() -> [IPAddress]
+    /// What getaddrinfo would answer in the namespace.
+    func resolve(_ host: String) throws(ReachabilityError) -> [IPAddress]
+
+    /// The policy evaluators follow when they follow the process's default.
+    var policy: ReachabilityPolicy { get }
+
+    /// The test clock, in nanoseconds (a `MonotonicInstant`'s scale).
+    var nanoseconds: UInt64 { get }
+
+    /// A monitor or a tracker starts or ends listening.
+    func attach(_ subscriber: SimulationSubscriber)
+    func detach(_ subscriber: SimulationSubscriber)
+    /// A subscriber went idle: `settled()` may be able to return.
+    func subscriberWentIdle()
+}
+
+/// A simulated kernel, as a namespace names it (`NetworkNamespace.simulated`).
+/// Two are equal when they are the same simulation.
+public struct SimulatedKernel: Hashable, Sendable, CustomStringConvertible {
+    package let backend: any KernelSimulation
+
+    package init(_ backend: any KernelSimulation) { self.backend = backend }
+
+    public static func == (lhs: SimulatedKernel, rhs: SimulatedKernel) -> Bool { lhs.backend === rhs.backend }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(backend)) }
+    /// `simulated:NAME`.
+    public var description: String { "simulated:\(backend.name)" }
+}
