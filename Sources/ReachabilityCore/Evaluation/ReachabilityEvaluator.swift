@@ -36,11 +36,13 @@ public final class ReachabilityEvaluator: Sendable {
     /// nil while the evaluator follows the process's default policy (in a
     /// simulated namespace, the simulation's `policy` stands for it).
     private let policyState: Locked<ReachabilityPolicy?>
+    /// The namespace's simulation (nil for a real one), chosen once: it
+    /// answers instead of the socket (`SimulatedKernelQuestions`). A
+    /// firmware build has no simulated namespace: a constant nil there lets
+    /// the optimizer drop every simulated branch below.
     #if REACH_NO_SIMULATION
     private var simulation: (any KernelSimulation)? { nil }
     #else
-    /// The namespace's simulation (nil for a real one), read once: it answers
-    /// instead of the socket (`KernelQuestions`).
     private let simulation: (any KernelSimulation)?
     #endif
     /// Whether `policy` is the process's default (`ReachabilityPolicy.processDefault`),
@@ -55,8 +57,8 @@ public final class ReachabilityEvaluator: Sendable {
     }
 
     private struct Session {
-        /// The kernel of the namespace: lookups, dumps, sysfs (Kernel/RouteSocket.swift);
-        /// nil where a simulation answers instead (`simulation`, Kernel/KernelSimulation.swift).
+        /// The kernel of the namespace: lookups, dumps, sysfs (ReachabilityKernel's RouteSocket);
+        /// nil where a simulation answers instead (`simulation`: SimulatedKernelQuestions).
         var socket: RouteSocket?
         /// Interface kinds by ifindex: sysfs is read once per interface, not per lookup.
         var kinds: [Int32: CachedKind] = [:]
@@ -103,7 +105,7 @@ public final class ReachabilityEvaluator: Sendable {
         self.namespace = namespace
         self.kindOverrides = kindOverrides
         self.policyState = Locked(policy)
-        #if !REACH_NO_SIMULATION
+        #if !REACH_NO_SIMULATION   // a stored property only where simulations exist (above)
         self.simulation = namespace.simulation
         #endif
         // In a simulation, the process's radio source is the simulation's.
@@ -147,15 +149,12 @@ public final class ReachabilityEvaluator: Sendable {
 
     /// Evaluates one address: FIB lookup, output link, kind, flags.
     public func evaluate(_ address: IPAddress, options: LookupOptions = LookupOptions()) throws(ReachabilityError) -> AddressEvaluation {
-        #if !REACH_NO_SIMULATION
         if let simulation { return try evaluate(address, options: options, simulation: simulation) }
-        #endif
         return try session.withLock { (session) throws(ReachabilityError) -> AddressEvaluation in
             try evaluate(address, options: options, kernel: &session.socket!, kinds: &session.kinds)
         }
     }
 
-    #if !REACH_NO_SIMULATION
     /// `evaluate(_:options:)` in a simulated namespace: out of line, so that the live path carries none of it.
     @inline(never)
     private func evaluate(_ address: IPAddress, options: LookupOptions,
@@ -165,7 +164,6 @@ public final class ReachabilityEvaluator: Sendable {
             return try evaluate(address, options: options, kernel: &kernel, kinds: &session.kinds)
         }
     }
-    #endif
 
     /// `evaluate(_:options:)` with the namespace's kernel (one copy per kind of kernel: `KernelQuestions`).
     @inline(__always)
@@ -238,13 +236,11 @@ public final class ReachabilityEvaluator: Sendable {
                 session.pathFactsFailures -= 1
                 throw .system(operation: "dump links (injected)", errno: SystemErrno(rawValue: EIO))
             }
-            #if !REACH_NO_SIMULATION
             if let simulation {
                 var kernel = SimulatedKernelQuestions(simulation: simulation)
                 let (interfaces, settling) = try operationalInterfaces(kernel: &kernel, kinds: &session.kinds)
                 return (interfaces, settling, simulation.nameServers())
             }
-            #endif
             let (interfaces, settling) = try operationalInterfaces(kernel: &session.socket!, kinds: &session.kinds)
             return (interfaces, settling, session.nameServers.nameServers(at: namespace.resolvConfPath))
         }
@@ -270,9 +266,7 @@ public final class ReachabilityEvaluator: Sendable {
     /// The FIB's answer for one address, as `ip route get` gives it.
     public func lookupRoute(_ address: IPAddress, options: LookupOptions = LookupOptions()) throws(ReachabilityError) -> RouteLookup {
         try session.withLock { (session) throws(ReachabilityError) -> RouteLookup in
-            #if !REACH_NO_SIMULATION
             if let simulation { return try SimulatedKernelQuestions(simulation: simulation).lookupRoute(address, options: options) }
-            #endif
             return try session.socket!.lookupRoute(address, options: options)
         }
     }
@@ -310,12 +304,10 @@ public final class ReachabilityEvaluator: Sendable {
     /// Every interface of the namespace with its kind and addresses (for listings).
     public func interfaces() throws(ReachabilityError) -> [InterfaceSummary] {
         try session.withLock { (session) throws(ReachabilityError) -> [InterfaceSummary] in
-            #if !REACH_NO_SIMULATION
             if let simulation {
                 var kernel = SimulatedKernelQuestions(simulation: simulation)
                 return try interfaces(kernel: &kernel, kinds: &session.kinds)
             }
-            #endif
             return try interfaces(kernel: &session.socket!, kinds: &session.kinds)
         }
     }
@@ -344,14 +336,3 @@ public final class ReachabilityEvaluator: Sendable {
         return kind
     }
 }
-
-/// One interface as `reach` lists it.
-public struct InterfaceSummary: Hashable, Sendable {
-    /// The link as the kernel reports it (`RTM_GETLINK`): index, name, flags, operstate, carrier.
-    public let link: LinkState
-    /// The link's kind, from its netlink and sysfs facts and the evaluator's kind overrides.
-    public let kind: InterfaceKind
-    /// The link's IPv4 and IPv6 addresses (`RTM_GETADDR`), in the order of the kernel's dump.
-    public let addresses: [InterfaceAddress]
-}
-

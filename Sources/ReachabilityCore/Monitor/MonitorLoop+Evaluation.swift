@@ -54,9 +54,7 @@ extension MonitorLoop {
             if let fresh { return fresh }
             let facts = readPathFacts()
             fresh = facts
-            #if !REACH_NO_SIMULATION
             Self.pathFactsHook?()
-            #endif
             return facts
         }
         var factsReadAgain = false

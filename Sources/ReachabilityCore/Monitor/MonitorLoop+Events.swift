@@ -75,12 +75,9 @@ extension MonitorLoop {
         all.markAll()
         evaluate(all, edge: edge)
         core.runInlineCallbacks()
-        #if !REACH_NO_SIMULATION   // test seams: firmware builds run no tests
         Self.edgeHook?(edge)
-        #endif
     }
 
-    #if !REACH_NO_SIMULATION   // test seams: firmware builds run no tests
     /// Test seam: called on the event thread after each leading edge's
     /// evaluation, before the burst reads on (what happens now is read in a
     /// drain of its own). Set only while no monitor runs but the test's.
@@ -89,7 +86,6 @@ extension MonitorLoop {
     /// path facts, before it asks for the targets (a link may change between
     /// the two). Set only while no monitor runs but the test's.
     package nonisolated(unsafe) static var pathFactsHook: (@Sendable () -> Void)?
-    #endif
 }
 
 extension MonitorLoop.Dirty {

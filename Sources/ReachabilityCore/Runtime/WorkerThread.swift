@@ -47,9 +47,7 @@ package final class WorkerThread: Sendable {
         var busy = false
         /// Under a simulated namespace: told of every wake-up, so that the
         /// simulation's `settled()` waits for the turn it causes.
-        #if !REACH_NO_SIMULATION
         var subscriber: SimulationSubscriber?
-        #endif
 
         var threadExists: Bool { wakeFD >= 0 }
 
@@ -113,9 +111,7 @@ package final class WorkerThread: Sendable {
                     threadEnds()
                 }
                 state.phase = .running(thread)
-                #if !REACH_NO_SIMULATION
                 state.subscriber = subscriber
-                #endif
                 state.wakeFD = wakeFD
                 state.stopRequested = false
                 state.busy = false
@@ -190,19 +186,12 @@ package final class WorkerThread: Sendable {
     var wakeFileDescriptor: Int32 { state.withLock { $0.wakeFD } }
 
     /// The simulation listener of the thread's run (given to `start`), nil for a kernel.
-    #if REACH_NO_SIMULATION
-    /// None in a firmware build.
-    var simulationSubscriber: SimulationSubscriber? { nil }
-    #else
     var simulationSubscriber: SimulationSubscriber? { state.withLock { $0.subscriber } }
-    #endif
 
     /// Wakes the thread (an answer for it arrived); harmless when none runs.
     package func wake() {
         state.withLock { state in
-            #if !REACH_NO_SIMULATION
             state.subscriber?.markBusy()
-            #endif
             if state.wakeFD >= 0 { Wakeup.signal(state.wakeFD) }
         }
     }
@@ -219,9 +208,7 @@ package final class WorkerThread: Sendable {
                 guard case .running = state.phase, state.threadExists else { return false }
             }
             state.queued.append(work)
-            #if !REACH_NO_SIMULATION
             state.subscriber?.markBusy()
-            #endif
             if state.queued.count == 1 { state.wakeForWork() }
             return true
         }

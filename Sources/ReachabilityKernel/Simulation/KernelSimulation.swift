@@ -48,16 +48,3 @@ package protocol KernelSimulation: AnyObject, Sendable {
     /// A subscriber went idle: `settled()` may be able to return.
     func subscriberWentIdle()
 }
-
-/// A simulated kernel, as a namespace names it (`NetworkNamespace.simulated`).
-/// Two are equal when they are the same simulation.
-public struct SimulatedKernel: Hashable, Sendable, CustomStringConvertible {
-    package let backend: any KernelSimulation
-
-    package init(_ backend: any KernelSimulation) { self.backend = backend }
-
-    public static func == (lhs: SimulatedKernel, rhs: SimulatedKernel) -> Bool { lhs.backend === rhs.backend }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(backend)) }
-    /// `simulated:NAME`.
-    public var description: String { "simulated:\(backend.name)" }
-}

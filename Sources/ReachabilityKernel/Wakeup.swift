@@ -1,22 +1,10 @@
-// The runtime's clock and waits, for the threads the library owns (the
-// monitor's event thread, the trackers', the workers'): CLOCK_MONOTONIC,
-// poll(2) on a descriptor and a wake-up, and eventfd wake-ups. They are the C
-// core's calls (CSupport/wait.c), kept here so that Monitor and Probes reach
-// the C core only through Kernel/ (kernel facts) and Runtime/ (these).
+// The waits of the threads the library owns (the monitor's event thread,
+// the trackers', the workers'): poll(2) on a descriptor and a wake-up, and
+// eventfd wake-ups. They are the C core's calls (CSupport/wait.c), here so
+// that the engine reaches the C core only through this module.
 import ReachabilityModel
 
 internal import CReachability
-
-extension MonotonicInstant {
-    /// `CLOCK_MONOTONIC` now: the one clock of the package (the engine, the
-    /// exporter and the benchmarks read it; a simulation's test clock stands
-    /// in for it only inside a simulated namespace).
-    public static var now: MonotonicInstant { MonotonicInstant(nanoseconds: creach_monotonic_ns()) }
-}
-
-/// CLOCK_MONOTONIC in nanoseconds: for deadlines, where the raw value is what is added and compared.
-@inline(__always)
-package func monotonicNanoseconds() -> UInt64 { creach_monotonic_ns() }
 
 /// An eventfd another thread signals to wake a waiting one.
 package enum Wakeup {

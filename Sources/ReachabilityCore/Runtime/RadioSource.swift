@@ -1,98 +1,9 @@
-// The process's own settings, the state every evaluator, monitor and compat
-// module created without its own follows: the policy (what an iOS user sets
-// in Settings) and the radio technology of each WWAN link (what the modem
-// driver says). Both are read once from the environment and change under a
-// lock; their observers are told outside it. The decisions they feed are
-// pure (ReachabilityModel); the state lives here.
-
 #if canImport(Glibc)
 internal import Glibc
 #endif
 #if !REACH_NO_MODEM_FACTS
 internal import Synchronization
 #endif
-
-extension ReachabilityPolicy {
-    /// The policy of every evaluator, monitor and compat module
-    /// (SystemConfiguration, Network, CoreTelephony) created without one: what
-    /// an iOS user sets in Settings (the per-app "use cellular data" switch)
-    /// and code written for iOS cannot pass as an argument. Safe from any
-    /// thread; a change takes effect at once, also in running monitors
-    /// (each evaluates every target again and reports what changed):
-    ///
-    ///     ReachabilityPolicy.processDefault.allowsWWAN = false
-    ///
-    /// Its first value comes from the environment, for programs that cannot
-    /// be changed: `REACH_ALLOW_WWAN=0` (or `false`, `no`, `off`) refuses WWAN,
-    /// `1` (`true`, `yes`, `on`) allows it. Another value is ignored, with one
-    /// line on standard error. A read-modify-write from two threads at once
-    /// can lose one of the writes; use `updateProcessDefault(_:)` for that.
-    public static var processDefault: ReachabilityPolicy {
-        get { ProcessDefaultPolicy.shared.policy }
-        set { ProcessDefaultPolicy.shared.update { $0 = newValue } }
-    }
-
-    /// Changes `processDefault` in one step under its lock.
-    public static func updateProcessDefault(_ change: (inout ReachabilityPolicy) -> Void) {
-        ProcessDefaultPolicy.shared.update(change)
-    }
-
-    /// The default policy with the environment's settings (`REACH_ALLOW_WWAN`).
-    static func fromEnvironment() -> ReachabilityPolicy {
-        var policy = ReachabilityPolicy()
-        if let text = getenv("REACH_ALLOW_WWAN").map({ String(cString: $0) }) {
-            switch text.asciiFolded(dropping: []) {
-            case "0", "false", "no", "off": policy.allowsWWAN = false
-            case "1", "true", "yes", "on", "": policy.allowsWWAN = true
-            default: warnAboutEnvironment("REACH_ALLOW_WWAN", text, expected: "0 or 1")
-            }
-        }
-        return policy
-    }
-}
-
-/// One line on standard error for an environment setting that is ignored.
-func warnAboutEnvironment(_ name: String, _ value: String, expected: String) {
-    let line = "reachability: ignoring \(name)=\(value) (expected \(expected))\n"
-    _ = line.withCString { write(2, $0, strlen($0)) }
-}
-
-/// `ReachabilityPolicy.processDefault` and who follows it: the monitors whose
-/// evaluator was created without a policy, told of every change (outside the lock).
-package final class ProcessDefaultPolicy: Sendable {
-    package static let shared = ProcessDefaultPolicy()
-
-    private struct State {
-        var policy: ReachabilityPolicy
-        var observers = Observers<@Sendable () -> Void>()
-    }
-    private let state: Locked<State>
-
-    private init() { state = Locked(State(policy: .fromEnvironment())) }
-
-    package var policy: ReachabilityPolicy { state.withLock { $0.policy } }
-
-    func update(_ change: (inout ReachabilityPolicy) -> Void) {
-        let observers = state.withLock { state -> [@Sendable () -> Void] in
-            var policy = state.policy
-            change(&policy)
-            guard policy != state.policy else { return [] }
-            state.policy = policy
-            return state.observers.entries.map(\.entry)
-        }
-        for observer in observers { observer() }
-    }
-
-    /// Calls `observer` (outside the lock) after every change.
-    package func addObserver(_ observer: @escaping @Sendable () -> Void) -> UInt64 {
-        state.withLock { $0.observers.add(observer) }
-    }
-
-    package func removeObserver(_ id: UInt64) {
-        let removed = state.withLock { $0.observers.remove(id) }
-        _ = removed   // released outside the lock
-    }
-}
 
 /// The radio technology of each WWAN link, as the application or its modem
 /// driver sets it (the kernel does not know it), and as a modem daemon
@@ -243,68 +154,6 @@ public final class RadioSource: Sendable {
         _ = removed   // released outside the lock
     }
 }
-
-#if !REACH_NO_MODEM_FACTS
-// A modem daemon's layer (not in a firmware build: a program without the
-// ReachabilityModemManager product pays nothing for it, issue 42).
-extension RadioSource {
-    /// What a modem daemon says about the interfaces its modems own.
-    public struct ModemFacts: Hashable, Sendable {
-        /// Who says it, for messages and `reach` (`"ModemManager"`).
-        public var provider: String
-        /// The technology in use behind each interface a modem owns (a modem
-        /// that reports none: absent).
-        public var technologies: [String: RadioTechnology]
-        /// Every network interface a modem owns, with or without a
-        /// technology: WWAN whatever its driver or name (an Ethernet-mode
-        /// modem's `usb0`), unless an interface kind rule of the application
-        /// says otherwise.
-        public var interfaces: Set<String>
-
-        /// Facts of `provider`: technologies and interfaces by name.
-        public init(provider: String, technologies: [String: RadioTechnology], interfaces: Set<String>) {
-            self.provider = provider
-            self.technologies = technologies
-            self.interfaces = interfaces
-        }
-    }
-
-    /// Where an interface's technology came from.
-    public enum Origin: Hashable, Sendable {
-        /// The application (`set(_:for:)`, `REACH_RADIO`, `reach --radio IF=TECH`).
-        case application
-        /// A modem daemon (`ModemFacts.provider`).
-        case modem(provider: String)
-    }
-
-    /// The modem daemon's facts, as last given (nil: none follows the modems).
-    public var modemFacts: ModemFacts? { state.withLock { $0.modem } }
-
-    /// Replaces the modem daemon's facts (nil: none, as when the daemon went
-    /// away). A running monitor that uses this source evaluates again when
-    /// they changed, as for `set(_:for:)`.
-    public func setModemFacts(_ facts: ModemFacts?) {
-        let observers = state.withLock { state -> [@Sendable () -> Void] in
-            guard state.modem != facts else { return [] }
-            state.modem = facts
-            state.changes &+= 1
-            modemInterfacesKnown.store(!(facts?.interfaces.isEmpty ?? true), ordering: .releasing)
-            return state.observers.inOrder
-        }
-        for observer in observers { observer() }
-    }
-
-    /// Who set `interface`'s technology: the application, whose setting wins,
-    /// or the modem daemon; nil when neither did.
-    public func origin(for interface: String) -> Origin? {
-        state.withLock { state in
-            if state.technologies[interface] != nil { return .application }
-            guard let modem = state.modem, modem.technologies[interface] != nil else { return nil }
-            return .modem(provider: modem.provider)
-        }
-    }
-}
-#endif
 
 extension Observers where Entry == (afterCaches: Bool, call: @Sendable () -> Void) {
     /// The calls, those `afterCaches` last.

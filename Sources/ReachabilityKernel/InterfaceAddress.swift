@@ -4,18 +4,6 @@ internal import CReachability
 internal import Glibc
 #endif
 
-extension LinkState {
-    /// The link the C core parsed from an `RTM_GETLINK` message.
-    init(_ link: creach_link) {
-        var link = link
-        let name = withUnsafeBytes(of: &link.name) { String(decodingCString: $0) }
-        let kind = withUnsafeBytes(of: &link.kind) { String(decodingCString: $0) }
-        self.init(index: link.index, name: name, rawFlags: link.flags, operState: OperState(ifOperState: link.operstate),
-                  hardwareType: link.type, linkKind: kind.isEmpty ? nil : kind, mtu: link.mtu,
-                  carrier: link.carrier < 0 ? nil : link.carrier != 0)
-    }
-}
-
 /// An address of an interface (`RTM_GETADDR`).
 public struct InterfaceAddress: Hashable, Sendable, CustomStringConvertible {
     /// The index of the interface that holds the address (`ifa_index`).
@@ -43,13 +31,5 @@ public struct InterfaceAddress: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         peer.map { "\(address) peer \($0)/\(prefixLength)" } ?? "\(address)/\(prefixLength)"
-    }
-}
-
-extension String {
-    /// A string from a NUL-terminated C field (imported as a tuple); stops at the field's end.
-    init(decodingCString bytes: UnsafeRawBufferPointer) {
-        let end = bytes.firstIndex(of: 0) ?? bytes.count
-        self = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
     }
 }

@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A state of a tracked uplink: the initial one, or a change.
+public struct TrackerEvent: Hashable, Sendable {
+    /// The tracked interface (the configuration's `interface`).
+    public let interface: String
+    /// The uplink's state after the round; for an initial event, the state when the observer was added.
+    public let state: UplinkState
+    /// The state before; nil for the initial state.
+    public let previous: UplinkState?
+    /// The score after the round (0 ... down + up).
+    public let score: Int
+    /// Rounds run so far.
+    public let round: Int
+    /// The probes of the round that changed the state.
+    public let results: [ProbeResult]
+    /// Why a probe of that round could not be sent at all (the interface is
+    /// gone, the source address was removed ...); the round then failed.
+    public let error: ReachabilityError?
+    /// `CLOCK_MONOTONIC` in nanoseconds.
+    public let time: MonotonicInstant
+
+    /// Whether this is the state an observer is handed first (`previous` is nil), not a change.
+    public var isInitial: Bool { previous == nil }
+
+    func asInitial() -> TrackerEvent {
+        TrackerEvent(interface: interface, state: state, previous: nil, score: score, round: round, results: results,
+                     error: error, time: time)
+    }
+}
