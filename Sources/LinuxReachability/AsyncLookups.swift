@@ -4,8 +4,17 @@ import Synchronization
 extension ReachabilityEvaluator {
     /// Evaluates a target. A host name is resolved on a thread of its own (from
     /// inside the evaluator's namespace), never on the caller's thread; all its
-    /// addresses are evaluated. A name that does not resolve is not reachable
-    /// and carries `error`.
+    /// addresses are evaluated.
+    ///
+    /// - Parameters:
+    ///   - target: The address, host name or internet to evaluate.
+    ///   - options: The lookup's selectors: uid, firewall mark, output interface, source.
+    ///   - resolveTimeout: How long a host name may take to resolve.
+    /// - Returns: The answer for every address of the target. A name that does
+    ///   not resolve, or not in time, is not reachable and carries the
+    ///   resolver's error (`TargetEvaluation.error`).
+    /// - Throws: `ReachabilityError` when a kernel exchange fails
+    ///   (`ReachabilityError.system(operation:errno:)`).
     public func evaluate(_ target: Target, options: LookupOptions = LookupOptions(),
                          resolveTimeout: Duration = .seconds(5)) async throws(ReachabilityError) -> TargetEvaluation {
         guard case let .host(name) = target else {
@@ -22,7 +31,17 @@ extension ReachabilityEvaluator {
 }
 
 extension Prober {
-    /// Probes `address` on a thread of its own.
+    /// Probes an address on a thread of its own, never on the caller's.
+    ///
+    /// - Parameters:
+    ///   - address: The address to probe.
+    ///   - method: How to probe: ICMP echo, TCP connect, HTTP or DNS.
+    ///   - options: The probe's timeout, payload and fallback port.
+    /// - Returns: What the probe found.
+    /// - Throws: `ReachabilityError.invalidProbe(_:reason:)` or
+    ///   `ReachabilityError.invalidConfiguration(_:reason:)` for a method or
+    ///   options that cannot be used, `ReachabilityError.system(operation:errno:)`
+    ///   when a socket cannot be opened or used, or the probe's thread cannot start.
     public func probe(_ address: IPAddress, method: ProbeMethod = .icmp,
                       options: ProbeOptions = ProbeOptions()) async throws(ReachabilityError) -> ProbeResult {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ProbeResult, ReachabilityError>, Never>) in
@@ -39,7 +58,16 @@ extension Prober {
         return try result.get()
     }
 
-    /// The addresses of `host`, resolved from inside the namespace on a thread of its own.
+    /// Resolves a host name from inside the prober's namespace, on a thread of its own.
+    ///
+    /// - Parameters:
+    ///   - host: The host name to resolve.
+    ///   - timeout: How long the resolution may take.
+    /// - Returns: The addresses the name resolved to.
+    /// - Throws: `ReachabilityError.invalidTarget(_:reason:)` for a text that
+    ///   cannot be a host name, `ReachabilityError.resolutionFailed(host:reason:)`
+    ///   when the name does not resolve, `ReachabilityError.resolutionTimedOut(host:)`
+    ///   when it does not within `timeout`.
     public func resolve(_ host: String, timeout: Duration = .seconds(5)) async throws(ReachabilityError) -> [IPAddress] {
         try Target.validateHostName(host)
         return try await HostResolver.resolve(host, in: namespaceHandle, timeout: timeout)

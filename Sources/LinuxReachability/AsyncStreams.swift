@@ -6,13 +6,19 @@ extension ReachabilityMonitor {
     /// keeps the monitor alive while it is iterated.
     ///
     /// A consumer that falls behind misses no current state and costs bounded
-    /// memory: at most one change per target waits, the latest, with `previous`
-    /// being what the consumer saw last (`counters.coalesced`).
+    /// memory: at most one change per target waits, the latest, with
+    /// `ReachabilityChange.previous` being what the consumer saw last
+    /// (`MonitorCounters.coalesced` counts the replaced ones).
+    ///
+    /// - Returns: A new stream of the monitor's changes.
     public func changes() -> AsyncStream<ReachabilityChange> {
         stream({ addObserver(changes: $0, doorbell: $1) }, merge: { ReachabilityChange.coalesced($0, $1) })
     }
 
-    /// Status changes only (and each target's initial status), coalesced as `changes()`.
+    /// Status changes only (and each target's initial status), coalesced as
+    /// ``changes()``.
+    ///
+    /// - Returns: A new stream of the monitor's status changes.
     public func statusChanges() -> AsyncStream<StatusChange> {
         stream({ addObserver(statusChanges: $0, doorbell: $1) }, merge: { StatusChange.coalesced($0, $1) })
     }
@@ -49,6 +55,8 @@ private final class DoorbellListener: @unchecked Sendable {
 
 extension UplinkTracker {
     /// The initial state, then every state change, as an async sequence.
+    ///
+    /// - Returns: A new stream of the tracker's events.
     public func events() -> AsyncStream<TrackerEvent> {
         AsyncStream { continuation in
             let observation = onEvent { continuation.yield($0) }

@@ -8,7 +8,12 @@
 /// negate, `]` first is literal, POSIX classes such as `[:digit:]`), and `\`
 /// makes the next byte literal (a trailing `\` matches nothing). A `[` without its `]` is a literal `[`.
 public enum Glob {
-    /// Whether `name` matches `pattern`, as `fnmatch(pattern, name, 0) == 0`.
+    /// Matches a name against a shell glob.
+    ///
+    /// - Parameters:
+    ///   - pattern: The glob.
+    ///   - name: The interface name or device path to match.
+    /// - Returns: Whether `name` matches `pattern`, as `fnmatch(pattern, name, 0) == 0` would answer.
     public static func matches(_ pattern: String, _ name: String) -> Bool {
         var pattern = pattern, name = name
         return pattern.withUTF8 { p in name.withUTF8 { n in matches(p, n) } }

@@ -9,7 +9,7 @@ internal import Glibc
 #endif
 
 /// A value the stand-in or the daemon sent that the client cannot use: the
-/// property is dropped (counted in `ModemManagerRadio.Counters.dropped`), the
+/// property is dropped (counted in ``ModemManagerRadio/Counters/dropped``), the
 /// previous value stays.
 public enum ModemPropertyError: Error, Hashable, Sendable {
     /// `property` came with D-Bus signature `got` where ModemManager's

@@ -167,7 +167,11 @@ public struct ModemPort: Hashable, Sendable {
     /// `MMModemPortType`: 1 unknown, 2 net, 3 AT, 4 QCDM, 5 GPS, 6 QMI, 7 MBIM, 8 audio, 9 ignored, 10 XMMRPC.
     public var type: UInt32
 
-    /// A port named `name` of ModemManager's `type`.
+    /// A port as ModemManager lists it.
+    ///
+    /// - Parameters:
+    ///   - name: The port's name: a network interface or a device.
+    ///   - type: ModemManager's port type (`MMModemPortType`).
     public init(name: String, type: UInt32) {
         self.name = name
         self.type = type
@@ -212,10 +216,13 @@ public struct Modem: Hashable, Sendable {
     /// `Bearers`: their object paths.
     public var bearers: [String] = []
 
-    /// A modem at `path` of which nothing is read yet.
+    /// A modem of which nothing is read yet.
+    ///
+    /// - Parameter path: The modem's object path.
     public init(path: String) { self.path = path }
 
-    /// The technology an answer over this modem reports (`ModemAccessTechnologies.radioTechnology`).
+    /// The technology an answer over this modem reports
+    /// (``ModemAccessTechnologies/radioTechnology``).
     public var radioTechnology: RadioTechnology? { accessTechnologies.radioTechnology }
 }
 
@@ -228,6 +235,8 @@ public struct ModemBearer: Hashable, Sendable {
     /// `Connected`.
     public var isConnected: Bool = false
 
-    /// A bearer at `path` of which nothing is read yet.
+    /// A bearer of which nothing is read yet.
+    ///
+    /// - Parameter path: The bearer's object path.
     public init(path: String) { self.path = path }
 }

@@ -36,7 +36,8 @@ public enum ModemManagerUnavailable: Hashable, Sendable, CustomStringConvertible
 
 /// Whether ModemManager's facts are being followed.
 public enum ModemManagerAvailability: Hashable, Sendable, CustomStringConvertible {
-    /// Nothing follows them (before `follow(into:)`, after `stop()`).
+    /// Nothing follows them (before ``ModemManagerRadio/follow(into:)``, after
+    /// ``ModemManagerRadio/stop()``).
     case stopped
     /// The thread is connecting or reading the modems for the first time.
     case starting
@@ -134,9 +135,13 @@ public final class ModemManagerRadio: Sendable {
     private let state = Locked(State(), waitable: true)
     private let worker = WorkerThread(owner: "ModemManager radio", runsQueuedWorkAtEnd: false)
 
-    /// A radio that follows ModemManager on the bus at `busAddress` (a D-Bus
-    /// address such as `unix:path=/run/dbus/system_bus_socket`; nil: the
-    /// system bus). Most programs use `shared`: one connection per process.
+    /// A radio that follows ModemManager on a bus of its own choosing. Most
+    /// programs use ``shared``: one connection per process.
+    ///
+    /// - Parameters:
+    ///   - busAddress: A D-Bus address such as
+    ///     `unix:path=/run/dbus/system_bus_socket`; nil for the system bus.
+    ///   - retryInterval: How long after a failed connection the next is tried.
     public convenience init(busAddress: String? = nil, retryInterval: Duration = .seconds(5)) {
         self.init(busAddress: busAddress, retryInterval: retryInterval, callTimeout: .seconds(5))
     }
@@ -154,9 +159,12 @@ public final class ModemManagerRadio: Sendable {
 
     deinit { stop() }
 
-    /// Feeds `radio` with the modems' facts from now on, starting the
+    /// Feeds a radio source with the modems' facts from now on, starting the
     /// radio's thread when it is not running.
-    /// - Throws: `.system` when the thread cannot be started.
+    ///
+    /// - Parameter radio: The radio source to feed; the process's default by default.
+    /// - Throws: `ReachabilityError.system(operation:errno:)` when the thread
+    ///   cannot be started.
     public func follow(into radio: RadioSource = .processDefault) throws(ReachabilityError) {
         let added = state.withLock { state -> Bool in
             if case .stopped = state.availability { state.availability = .starting }
@@ -169,8 +177,10 @@ public final class ModemManagerRadio: Sendable {
         _ = try worker.start(.modems) { [self] wakeFD in run(wakeFD: wakeFD) }
     }
 
-    /// Stops feeding `radio`, which loses the modems' facts; the thread goes
-    /// on for the others (`stop()` ends it).
+    /// Stops feeding a radio source, which loses the modems' facts; the thread
+    /// goes on for the others (``stop()`` ends it).
+    ///
+    /// - Parameter radio: A radio source ``follow(into:)`` feeds.
     public func unfollow(_ radio: RadioSource) {
         let fed = state.withLock { state -> Bool in
             guard let index = state.sources.firstIndex(where: { $0 === radio }) else { return false }
@@ -204,7 +214,10 @@ public final class ModemManagerRadio: Sendable {
     /// The bearers read, by object path.
     public var bearers: [ModemBearer] { state.withLock { $0.table.bearers.values.sorted { $0.path < $1.path } } }
 
-    /// The network interfaces `modem` owns: its network ports and its bearers' interfaces.
+    /// The network interfaces a modem owns: its network ports and its bearers' interfaces.
+    ///
+    /// - Parameter modem: One of ``modems``.
+    /// - Returns: The names of the interfaces.
     public func interfaces(of modem: Modem) -> [String] { state.withLock { $0.table.interfaces(of: modem) } }
 
     /// What was dropped or retried so far.
@@ -217,8 +230,11 @@ public final class ModemManagerRadio: Sendable {
         }
     }
 
-    /// Waits until the first answer is in (available or unavailable) or
-    /// `timeout` passed; returns whether it is in.
+    /// Waits until the first answer is in (available or unavailable), or until
+    /// the radio is stopped.
+    ///
+    /// - Parameter timeout: The longest wait.
+    /// - Returns: Whether the answer is in (or the radio stopped) before `timeout` passed.
     public func waitForFirstAnswer(timeout: Duration) -> Bool {
         return state.wait(timeoutNanoseconds: timeout.clampedNanoseconds, until: { state in
             switch state.availability {
@@ -228,8 +244,11 @@ public final class ModemManagerRadio: Sendable {
         })
     }
 
-    /// Calls `observer` (on the radio's thread) after every change of the
-    /// modems or the availability, and after every drop.
+    /// Calls an observer after every change of the modems or the availability,
+    /// and after every drop.
+    ///
+    /// - Parameter observer: The closure to call, on the radio's thread.
+    /// - Returns: The observer's id, for ``removeObserver(_:)``.
     @discardableResult
     public func addObserver(_ observer: @escaping @Sendable () -> Void) -> UInt64 {
         state.withLock { state in
@@ -240,7 +259,9 @@ public final class ModemManagerRadio: Sendable {
         }
     }
 
-    /// Stops calling the observer `addObserver` returned `id` for.
+    /// Stops calling an observer.
+    ///
+    /// - Parameter id: The id ``addObserver(_:)`` returned for it.
     public func removeObserver(_ id: UInt64) {
         let removed = state.withLock { state in state.observers.firstIndex { $0.id == id }.map { state.observers.remove(at: $0) } }
         _ = removed   // released outside the lock

@@ -46,7 +46,7 @@ enum JSON {
 }
 
 /// JSON text as UTF-8 bytes, written in place: a line of `reach watch --json`
-/// is built without a tree of values and printed with one write (issue 41).
+/// is built without a tree of values and printed with one write.
 struct JSONText {
     var bytes: [UInt8] = []
 
@@ -107,8 +107,8 @@ struct JSONObject {
     private var text: JSONText
     private var empty = true
 
-    /// A watch line's object holds about 700 bytes (an `internet` one about
-    /// 1,800): reserved once, not grown by doubling.
+    /// The default capacity holds a watch line's object for an address (an
+    /// `internet` one grows it once): reserved once, not grown by doubling.
     init(into text: JSONText = JSONText(), reserving capacity: Int = 1024) {
         self.text = text
         self.text.bytes.reserveCapacity(self.text.bytes.count + capacity)

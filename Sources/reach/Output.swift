@@ -182,7 +182,7 @@ extension [String] {
     /// `joined(separator:)`, which is generic over the collection: its first
     /// call looks a conformance up at run time, a scan of every conformance
     /// in the program (the argument parser's and Foundation's too), paid by
-    /// `reach check`'s start-up (issue 41).
+    /// `reach check`'s start-up.
     func joinedText(separator: String) -> String {
         var text = ""
         for (index, part) in enumerated() {

@@ -28,10 +28,10 @@ struct Reach: AsyncParsableCommand {
     ///
     /// `main` is synchronous so that `reach check ADDRESS|internet`, which a
     /// script may run every few seconds, is answered by `QuickCheck` on this
-    /// thread without the argument parser or the async runtime (issue 14: they
-    /// were two thirds of its start-up), and `reach watch` of the same by
-    /// `QuickWatch` (12.2 MB of RSS → 10.4 MB). Everything else runs as before, in a
-    /// task, with this thread parked in `dispatchMain`.
+    /// thread without the argument parser or the async runtime (the larger
+    /// part of its start-up: docs/benchmarks/peers.md), and `reach watch` of
+    /// the same by `QuickWatch` (a smaller resident set). Everything else runs
+    /// as before, in a task, with this thread parked in `dispatchMain`.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let status = QuickCheck.run(arguments) ?? QuickWatch.run(arguments) { Glibc.exit(status) }

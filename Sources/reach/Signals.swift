@@ -58,7 +58,7 @@ func stopOnSIGTERM(_ stop: @escaping @Sendable () -> Void) -> Termination {
 /// SIGTERM's stop of one command (`stopOnSIGTERM`), which may come at any
 /// moment once the handler is in place, before the command started what it
 /// stops too. `stop()` on a monitor or tracker that has not started yet does
-/// nothing, and its `start()` then ran for ever (issue 27): so a SIGTERM is
+/// nothing, and its `start()` would then run for ever: so a SIGTERM is
 /// recorded, and `start(_:)` stops at once after starting when it finds one.
 final class Termination: @unchecked Sendable {
     /// Runs SIGTERM's stop and `start(_:)`'s look for one, one at a time: a

@@ -12,7 +12,7 @@ enum TestHooks {
     /// start` to standard error, then wait for one byte written to the FIFO
     /// at PATH (`mkfifo`); and, while the variable is set, write `reach: test:
     /// SIGTERM handled` once SIGTERM's stop has run. So a test can deliver a
-    /// SIGTERM before the start (issue 27), then let the command go on.
+    /// SIGTERM before the start, then let the command go on.
     static let pauseBeforeStartVariable = "REACH_TEST_PAUSE_BEFORE_START"
 
     /// The FIFO's path; read once, before any thread of ours could change the environment.

@@ -52,7 +52,7 @@ struct Watch: AsyncParsableCommand {
 /// parser, no async runtime and no Dispatch thread, so a long-running `reach
 /// watch` keeps the smaller resident set (docs/benchmarks/peers.md), and each
 /// line is written on the monitor's thread as the change is published, not
-/// handed to a task first (issue 41: 0.05 ms less to a reader of the pipe).
+/// handed to a task first (sooner to a reader of the pipe).
 /// The lines are those of `Watch` (the same monitor defaults: a name may take
 /// 5 s to resolve, as `--resolve-timeout` says; the same printing, in the
 /// monitor's order); SIGTERM stops the monitor and exits 0, SIGINT keeps its
@@ -65,7 +65,7 @@ enum QuickWatch {
                                                      hostNames: true) else { return nil }
         // Blocked before the monitor's thread exists (it inherits the mask), so
         // only `sigwait` below takes SIGTERM; one that comes before the start
-        // stays pending until then, so it stops the monitor too (issue 27).
+        // stays pending until then, so it stops the monitor too.
         var terminate = sigset_t()
         sigemptyset(&terminate)
         sigaddset(&terminate, SIGTERM)

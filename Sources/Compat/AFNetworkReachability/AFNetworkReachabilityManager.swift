@@ -9,7 +9,7 @@ import SystemConfiguration
 /// The status AFNetworking reports.
 public enum AFNetworkReachabilityStatus: Int, Sendable {
     /// No status yet: the value before the first answer after
-    /// `startMonitoring()`. The flags never produce it; on Linux too it only
+    /// ``AFNetworkReachabilityManager/startMonitoring()``. The flags never produce it; on Linux too it only
     /// means that no route lookup has been delivered yet.
     case unknown = -1
     /// The target cannot be reached now. On Linux: the kernel's route lookup
@@ -28,7 +28,7 @@ public enum AFNetworkReachabilityStatus: Int, Sendable {
 }
 
 /// The notification posted with each status, the manager as object and the
-/// status (an `NSNumber`) under `AFNetworkingReachabilityNotificationStatusItem`.
+/// status (an `NSNumber`) under ``AFNetworkingReachabilityNotificationStatusItem``.
 extension NSNotification.Name {
     /// The name AFNetworking posts under, on the main queue, after each
     /// delivered status. On Linux it is posted for the first answer and for
@@ -42,6 +42,10 @@ extension NSNotification.Name {
 public let AFNetworkingReachabilityNotificationStatusItem = "AFNetworkingReachabilityNotificationStatusItem"
 
 /// AFNetworking's words for a status.
+///
+/// - Parameter status: A status.
+/// - Returns: `Not Reachable`, `Reachable via WWAN`, `Reachable via WiFi` or
+///   `Unknown`, in English.
 public func AFStringFromNetworkReachabilityStatus(_ status: AFNetworkReachabilityStatus) -> String {
     switch status {
     case .notReachable: return "Not Reachable"
@@ -53,17 +57,17 @@ public func AFStringFromNetworkReachabilityStatus(_ status: AFNetworkReachabilit
 
 /// Monitors the reachability of a domain, an address, or the internet.
 ///
-/// As AFNetworking's: the status is `.unknown` until the first answer after
-/// `startMonitoring()`, which reads the flags at once and delivers them; each
-/// answer (the first, then every SystemConfiguration callback, none
-/// suppressed) sets the status, calls the block and posts
-/// `AFNetworkingReachabilityDidChange`, on the main queue. `stopMonitoring()`
-/// only unschedules: the block and the last status stay.
+/// As AFNetworking's: the status is ``AFNetworkReachabilityStatus/unknown``
+/// until the first answer after ``startMonitoring()``, which reads the flags
+/// at once and delivers them; each answer (the first, then every
+/// SystemConfiguration callback, none suppressed) sets the status, calls the
+/// block and posts `AFNetworkingReachabilityDidChange`, on the main queue.
+/// ``stopMonitoring()`` only unschedules: the block and the last status stay.
 ///
 /// AFNetworking schedules on the main run loop and hops to the main queue;
 /// here the reachability object is on a private queue and hops to the main
 /// queue, so the block runs the same way whether the program runs
-/// `RunLoop.main` or `dispatchMain()`. `.reachableViaWWAN` is a path that
+/// `RunLoop.main` or `dispatchMain()`. ``AFNetworkReachabilityStatus/reachableViaWWAN`` is a path that
 /// leaves by a link classified WWAN (AFNetworking reads `isWWAN` on iOS only).
 open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
     private let reachability: SCNetworkReachability
@@ -74,9 +78,14 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
     private static let sharedManager = AFNetworkReachabilityManager.manager()
 
     /// The manager of the internet, made once.
+    ///
+    /// - Returns: The same manager at every call.
     open class func shared() -> AFNetworkReachabilityManager { sharedManager }
 
-    /// A new manager of the internet (the zero IPv6 address, as AFNetworking 4 uses: both families' default routes).
+    /// A new manager of the internet (the zero IPv6 address, as AFNetworking 4
+    /// uses: both families' default routes).
+    ///
+    /// - Returns: A manager that does not monitor yet.
     open class func manager() -> AFNetworkReachabilityManager {
         var address = sockaddr_in6()
         address.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
@@ -85,6 +94,9 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
     }
 
     /// A manager of a host name.
+    ///
+    /// - Parameter domain: The host name. A text that is no host name, the
+    ///   empty text included, gives a manager that is never reachable.
     public convenience init(forDomain domain: String) {
         // Any text but "" gives an object (one that is no host name is never
         // reachable); "" gets one of those too, where AFNetworking would hold NULL.
@@ -93,7 +105,10 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
         self.init(reachability: reachability)
     }
 
-    /// A manager of a socket address (`sockaddr_in` or `sockaddr_in6`).
+    /// A manager of a socket address.
+    ///
+    /// - Parameter address: A `sockaddr_in` or `sockaddr_in6`; another family
+    ///   gives a manager that is never reachable.
     public convenience init(forAddress address: UnsafeRawPointer) {
         let reachability = SCNetworkReachabilityCreateWithAddress(nil, address.assumingMemoryBound(to: sockaddr.self))
             ?? SCNetworkReachabilityCreateWithName(nil, "invalid.")!
@@ -108,7 +123,10 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
         self.init(forAddress: &address)
     }
 
-    /// A manager of `reachability`.
+    /// A manager of a reachability object.
+    ///
+    /// - Parameter reachability: The target's reachability object, which the
+    ///   manager schedules while it monitors.
     public init(reachability: SCNetworkReachability) {
         self.reachability = reachability
         super.init()
@@ -116,25 +134,30 @@ open class AFNetworkReachabilityManager: NSObject, @unchecked Sendable {
 
     deinit { stopMonitoring() }
 
-    /// The last status delivered; `.unknown` until the first after `startMonitoring()`.
+    /// The last status delivered; ``AFNetworkReachabilityStatus/unknown`` until
+    /// the first after ``startMonitoring()``.
     open var networkReachabilityStatus: AFNetworkReachabilityStatus { lock.withLock { status } }
     /// Whether the last delivered status is one of the two reachable ones. Like
-    /// `networkReachabilityStatus`, it stays false on Linux until monitoring
+    /// ``networkReachabilityStatus``, it stays false on Linux until monitoring
     /// has delivered a first answer.
     open var isReachable: Bool { isReachableViaWWAN || isReachableViaWiFi }
-    /// Whether the last delivered status is `.reachableViaWWAN`: on Linux, the
+    /// Whether the last delivered status is ``AFNetworkReachabilityStatus/reachableViaWWAN``: on Linux, the
     /// route left by a link classified WWAN.
     open var isReachableViaWWAN: Bool { networkReachabilityStatus == .reachableViaWWAN }
-    /// Whether the last delivered status is `.reachableViaWiFi`: on Linux, the
+    /// Whether the last delivered status is ``AFNetworkReachabilityStatus/reachableViaWiFi``: on Linux, the
     /// route left by any link that is not WWAN, Ethernet included.
     open var isReachableViaWiFi: Bool { networkReachabilityStatus == .reachableViaWiFi }
 
-    /// The status's words.
+    /// The words of the last status delivered.
+    ///
+    /// - Returns: ``AFStringFromNetworkReachabilityStatus(_:)`` of ``networkReachabilityStatus``.
     open func localizedNetworkReachabilityStatusString() -> String {
         AFStringFromNetworkReachabilityStatus(networkReachabilityStatus)
     }
 
-    /// The block called (on the main queue) with each status; nil removes it.
+    /// Sets the block called with each status.
+    ///
+    /// - Parameter block: Called on the main queue with each status; nil removes the block.
     open func setReachabilityStatusChange(_ block: ((AFNetworkReachabilityStatus) -> Void)?) {
         lock.withLock { self.block = block }
     }

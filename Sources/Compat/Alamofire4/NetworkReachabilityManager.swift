@@ -13,17 +13,17 @@ import SystemConfiguration
 /// Listens for reachability changes of a host or of the internet (`0.0.0.0`),
 /// as Alamofire 4's manager does.
 ///
-/// `networkReachabilityStatus`, `flags` and `isReachable…` are read now,
-/// listening or not. `startListening()` schedules on `listenerQueue` and
-/// gives `listener` the current status there at once, then the status of
+/// ``networkReachabilityStatus``, ``flags`` and `isReachable…` are read now,
+/// listening or not. ``startListening()`` schedules on ``listenerQueue`` and
+/// gives ``listener`` the current status there at once, then the status of
 /// every change of the flags: as in 4.x, duplicates are suppressed by the
-/// flags (`previousFlags`), not by the status, so two different sets of
-/// flags with the same status call the listener twice. `stopListening()`
-/// keeps `listener`; starting again delivers the current status again.
+/// flags (``previousFlags``), not by the status, so two different sets of
+/// flags with the same status call the listener twice. ``stopListening()``
+/// keeps ``listener``; starting again delivers the current status again.
 ///
 /// Unlike 4.x, whose context holds the manager unretained, the callback holds
 /// it weakly (a manager released while listening is never called into), and
-/// a first delivery still pending when `stopListening()` runs is dropped.
+/// a first delivery still pending when ``stopListening()`` runs is dropped.
 ///
 /// On Linux, `.reachable(.wwan)` is a path that leaves by a link classified
 /// WWAN (Alamofire 4 reads `isWWAN` only on iOS).
@@ -54,7 +54,7 @@ open class NetworkReachabilityManager {
         case wwan
     }
 
-    /// Called on `listenerQueue` with the status of each new set of flags.
+    /// Called on ``listenerQueue`` with the status of each new set of flags.
     public typealias Listener = (NetworkReachabilityStatus) -> Void
 
     // MARK: Properties
@@ -68,14 +68,14 @@ open class NetworkReachabilityManager {
     /// Reachable over another link (Ethernet, Wi-Fi, tunnels).
     open var isReachableOnEthernetOrWiFi: Bool { networkReachabilityStatus == .reachable(.ethernetOrWiFi) }
 
-    /// The status now: `.unknown` when the flags cannot be read.
+    /// The status now: ``NetworkReachabilityStatus/unknown`` when the flags cannot be read.
     open var networkReachabilityStatus: NetworkReachabilityStatus {
         guard let flags = flags else { return .unknown }
         return networkReachabilityStatusForFlags(flags)
     }
 
-    /// The queue SystemConfiguration calls back on and `listener` runs on
-    /// (main by default). Read by `startListening()`: set it before.
+    /// The queue SystemConfiguration calls back on and ``listener`` runs on
+    /// (main by default). Read by ``startListening()``: set it before.
     open var listenerQueue: DispatchQueue = DispatchQueue.main
 
     /// Called with the status of each new set of flags while listening; read
@@ -89,7 +89,7 @@ open class NetworkReachabilityManager {
     }
 
     /// The flags of the last delivery; an unassigned bit (`1 << 30`) before
-    /// the first, and again at each `startListening()`, so that the first
+    /// the first, and again at each ``startListening()``, so that the first
     /// delivery of a start is never suppressed.
     open var previousFlags: SCNetworkReachabilityFlags
 
@@ -103,9 +103,11 @@ open class NetworkReachabilityManager {
 
     // MARK: Initialization
 
-    /// A manager of `host` (a name or an address, no scheme). Text that is
-    /// no host name gives a manager whose status is `.notReachable`, as on
+    /// A manager of a host. Text that is no host name gives a manager whose
+    /// status is ``NetworkReachabilityStatus/notReachable``, as on
     /// Apple's platforms; nil only for the empty string.
+    ///
+    /// - Parameter host: A host name or an address, without a scheme.
     public convenience init?(host: String) {
         guard let reachability = SCNetworkReachabilityCreateWithName(nil, host) else { return nil }
         self.init(reachability: reachability)
@@ -133,10 +135,12 @@ open class NetworkReachabilityManager {
 
     // MARK: Listening
 
-    /// Starts listening: schedules on `listenerQueue`, where `listener` gets
+    /// Starts listening: schedules on ``listenerQueue``, where ``listener`` gets
     /// the current status at once (asynchronously), then the status of each
-    /// change of the flags. False when the reachability object could not be
-    /// scheduled (on Linux: the kernel cannot be watched).
+    /// change of the flags.
+    ///
+    /// - Returns: `false` when the reachability object could not be scheduled
+    ///   (on Linux: the kernel cannot be watched).
     @discardableResult
     open func startListening() -> Bool {
         let queue = listenerQueue
@@ -160,7 +164,7 @@ open class NetworkReachabilityManager {
         return callbackEnabled && queueEnabled
     }
 
-    /// Stops listening. `listener` and `listenerQueue` stay set.
+    /// Stops listening. ``listener`` and ``listenerQueue`` stay set.
     open func stopListening() {
         SCNetworkReachabilitySetCallback(reachability, nil, nil)
         SCNetworkReachabilitySetDispatchQueue(reachability, nil)

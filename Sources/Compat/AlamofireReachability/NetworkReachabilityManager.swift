@@ -9,12 +9,13 @@ import SystemConfiguration
 
 /// Listens for reachability changes of a host or of the internet (`0.0.0.0`).
 ///
-/// As Alamofire's: `status`, `flags` and `isReachable…` are read now,
-/// listening or not; `startListening` gives the listener the current status
-/// at once (SystemConfiguration gives no callback for scheduling), then
-/// every change of status (never the same status twice in a row), on the
-/// listener's queue (main by default); `stopListening()` forgets the last
-/// status, so listening again delivers the current one again; `deinit` stops.
+/// As Alamofire's: ``status``, ``flags`` and `isReachable…` are read now,
+/// listening or not; ``startListening(onQueue:onUpdatePerforming:)`` gives
+/// the listener the current status at once (SystemConfiguration gives no
+/// callback for scheduling), then every change of status (never the same
+/// status twice in a row), on the listener's queue (main by default);
+/// ``stopListening()`` forgets the last status, so listening again delivers
+/// the current one again; `deinit` stops.
 ///
 /// On Linux, `.reachable(.cellular)` is a path that leaves by a link
 /// classified WWAN (Alamofire reads `isWWAN` only on iOS, tvOS and visionOS;
@@ -33,13 +34,15 @@ open class NetworkReachabilityManager: @unchecked Sendable {
         /// cellular-data switch is off.
         case notReachable
         /// A usable path, with the kind of link it leaves by. On Linux the type
-        /// is `.cellular` when the route's interface is classified WWAN, and
-        /// `.ethernetOrWiFi` for every other link.
+        /// is ``ConnectionType/cellular`` when the route's interface is
+        /// classified WWAN, and ``ConnectionType/ethernetOrWiFi`` for every other link.
         case reachable(ConnectionType)
 
         /// Alamofire's rule over the flags: reachable when `.reachable` and no
         /// connection is required, or one would be made without the user;
         /// over cellular when `.isWWAN`.
+        ///
+        /// - Parameter flags: The target's flags.
         public init(_ flags: SCNetworkReachabilityFlags) {
             guard flags.isActuallyReachable else { self = .notReachable; return }
             self = .reachable(flags.contains(.isWWAN) ? .cellular : .ethernetOrWiFi)
@@ -55,7 +58,7 @@ open class NetworkReachabilityManager: @unchecked Sendable {
             /// and visionOS.
             case cellular
 
-            /// Alamofire 4's name of `cellular`: `case .reachable(.wwan)` still matches.
+            /// Alamofire 4's name of ``cellular``: `case .reachable(.wwan)` still matches.
             public static let wwan = ConnectionType.cellular
         }
     }
@@ -96,9 +99,11 @@ open class NetworkReachabilityManager: @unchecked Sendable {
     /// Alamofire 4's listener and queue, for `startListening()`.
     private var legacy: (listener: Listener?, queue: DispatchQueue) = (nil, .main)
 
-    /// A manager of `host` (a name or an address, no scheme); nil for the
-    /// empty string. Text that is no host name (a URL) gives a manager that is
-    /// never reachable, as on Apple's platforms.
+    /// A manager of a host; nil for the empty string. Text that is no host
+    /// name (a URL) gives a manager that is never reachable, as on Apple's
+    /// platforms.
+    ///
+    /// - Parameter host: A host name or an address, without a scheme.
     public convenience init?(host: String) {
         guard let reachability = SCNetworkReachabilityCreateWithName(nil, host) else { return nil }
         self.init(reachability: reachability)
@@ -120,8 +125,13 @@ open class NetworkReachabilityManager: @unchecked Sendable {
     deinit { stopListening() }
 
     /// Starts listening: the listener gets the current status at once, then
-    /// each change, on `queue`. False when the reachability object could not
-    /// be scheduled.
+    /// each change.
+    ///
+    /// - Parameters:
+    ///   - queue: The queue the listener is called on.
+    ///   - listener: Called with the current status, then with each new one.
+    /// - Returns: `false` when the reachability object could not be scheduled
+    ///   (on Linux: the kernel cannot be watched).
     @preconcurrency
     @discardableResult
     open func startListening(onQueue queue: DispatchQueue = .main,
@@ -169,23 +179,25 @@ open class NetworkReachabilityManager: @unchecked Sendable {
 
     // MARK: Alamofire 4's spellings
 
-    /// Alamofire 4: the listener `startListening()` uses.
+    /// Alamofire 4: the listener ``startListening()`` uses.
     @preconcurrency
     open var listener: Listener? {
         get { lock.withLock { legacy.listener } }
         set { lock.withLock { legacy.listener = newValue } }
     }
 
-    /// Alamofire 4: the queue `startListening()` delivers on (main by default).
+    /// Alamofire 4: the queue ``startListening()`` delivers on (main by default).
     open var listenerQueue: DispatchQueue {
         get { lock.withLock { legacy.queue } }
         set { lock.withLock { legacy.queue = newValue } }
     }
 
-    /// Alamofire 4's name of `status`.
+    /// Alamofire 4's name of ``status``.
     open var networkReachabilityStatus: NetworkReachabilityStatus { status }
 
-    /// Alamofire 4: starts listening with `listener` on `listenerQueue`.
+    /// Alamofire 4: starts listening with ``listener`` on ``listenerQueue``.
+    ///
+    /// - Returns: `false` when the reachability object could not be scheduled.
     @discardableResult
     open func startListening() -> Bool {
         let (listener, queue) = lock.withLock { legacy }

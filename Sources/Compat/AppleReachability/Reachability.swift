@@ -9,9 +9,10 @@ import SystemConfiguration
 /// global constants).
 public struct NetworkStatus: Equatable, Hashable, RawRepresentable, Sendable {
     public var rawValue: Int
-    /// Makes a status from the sample's integer (0, 1 or 2), as Swift imports
-    /// the C enum. Any other value is kept as it is and equals none of the
-    /// three constants.
+    /// Makes a status from the sample's integer, as Swift imports the C enum.
+    ///
+    /// - Parameter rawValue: 0, 1 or 2. Any other value is kept as it is and
+    ///   equals none of the three constants.
     public init(_ rawValue: Int) { self.rawValue = rawValue }
     public init(rawValue: Int) { self.rawValue = rawValue }
 }
@@ -28,20 +29,20 @@ public let ReachableViaWiFi = NetworkStatus(1)
 /// leaves by an interface classified WWAN.
 public let ReachableViaWWAN = NetworkStatus(2)
 
-/// The notification the sample posts on each change, the `Reachability` as
+/// The notification the sample posts on each change, the ``Reachability`` as
 /// object and no userInfo (`NSNotification.Name(rawValue: kReachabilityChangedNotification)`).
 nonisolated(unsafe) public var kReachabilityChangedNotification: String! = "kNetworkReachabilityChangedNotification"
 
 /// Reachability of a host, an address or the internet, as Apple's sample
-/// gives it: `currentReachabilityStatus()` reads the flags now;
-/// `startNotifier()` schedules on the calling thread's run loop (which must
+/// gives it: ``currentReachabilityStatus()`` reads the flags now;
+/// ``startNotifier()`` schedules on the calling thread's run loop (which must
 /// run: `RunLoop.current.run()`), and each change posts
-/// `kReachabilityChangedNotification` on that thread. There is no
+/// ``kReachabilityChangedNotification`` on that thread. There is no
 /// notification for starting: read the status yourself, as the sample's
 /// view controller does.
 ///
-/// On Linux, `ReachableViaWWAN` is a path that leaves by a link classified
-/// WWAN; Ethernet, like Wi-Fi, is `ReachableViaWiFi`.
+/// On Linux, ``ReachableViaWWAN`` is a path that leaves by a link classified
+/// WWAN; Ethernet, like Wi-Fi, is ``ReachableViaWiFi``.
 open class Reachability: NSObject, @unchecked Sendable {
     private let reachabilityRef: SCNetworkReachability
     private var scheduledOn: CFRunLoop?
@@ -51,20 +52,27 @@ open class Reachability: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    /// A host name (or an address in text); nil for the empty string (text
-    /// that is no host name gives an object that is never reachable).
+    /// Reachability of a host; nil for the empty string (text that is no host
+    /// name gives an object that is never reachable).
+    ///
+    /// - Parameter hostName: A host name, or an address in text.
     public convenience init!(hostName: String!) {
         guard let hostName, let ref = SCNetworkReachabilityCreateWithName(nil, hostName) else { return nil }
         self.init(ref)
     }
 
-    /// A socket address (`sockaddr_in` or `sockaddr_in6`); nil for another family.
+    /// Reachability of a socket address; nil for another family.
+    ///
+    /// - Parameter hostAddress: A `sockaddr_in` or `sockaddr_in6`.
     public convenience init!(address hostAddress: UnsafePointer<sockaddr>!) {
         guard let hostAddress, let ref = SCNetworkReachabilityCreateWithAddress(nil, hostAddress) else { return nil }
         self.init(ref)
     }
 
-    /// The internet: the zero address, which stands for both families' default routes.
+    /// Reachability of the internet: the zero address, which stands for both
+    /// families' default routes.
+    ///
+    /// - Returns: A new object, not scheduled yet.
     open class func forInternetConnection() -> Reachability! {
         var zeroAddress = sockaddr_in()
         zeroAddress.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
@@ -76,7 +84,10 @@ open class Reachability: NSObject, @unchecked Sendable {
 
     deinit { stopNotifier() }
 
-    /// Schedules on the current run loop; true when the callback and the schedule took.
+    /// Schedules on the current run loop, whose thread then gets
+    /// ``kReachabilityChangedNotification`` at each change.
+    ///
+    /// - Returns: `true` when the callback and the schedule took.
     open func startNotifier() -> Bool {
         var context = SCNetworkReachabilityContext(
             version: 0, info: Unmanaged.passUnretained(self).toOpaque(), retain: nil, release: nil, copyDescription: nil)
@@ -92,7 +103,7 @@ open class Reachability: NSObject, @unchecked Sendable {
         return true
     }
 
-    /// Unschedules from the run loop `startNotifier()` used.
+    /// Unschedules from the run loop ``startNotifier()`` used.
     open func stopNotifier() {
         if let runLoop = scheduledOn {
             SCNetworkReachabilityUnscheduleFromRunLoop(reachabilityRef, runLoop, kCFRunLoopDefaultMode)
@@ -100,14 +111,20 @@ open class Reachability: NSObject, @unchecked Sendable {
         }
     }
 
-    /// The status now; `NotReachable` when the flags cannot be read.
+    /// Reads the flags now.
+    ///
+    /// - Returns: The status by the sample's rule; ``NotReachable`` when the
+    ///   flags cannot be read.
     open func currentReachabilityStatus() -> NetworkStatus {
         var flags = SCNetworkReachabilityFlags()
         guard SCNetworkReachabilityGetFlags(reachabilityRef, &flags) else { return NotReachable }
         return Self.networkStatus(for: flags)
     }
 
-    /// Whether a connection must be made first (`.connectionRequired`).
+    /// Reads the flags now.
+    ///
+    /// - Returns: Whether a connection must be made first (`.connectionRequired`);
+    ///   `false` when the flags cannot be read.
     open func connectionRequired() -> Bool {
         var flags = SCNetworkReachabilityFlags()
         guard SCNetworkReachabilityGetFlags(reachabilityRef, &flags) else { return false }

@@ -9,12 +9,12 @@ import ReachabilityCompatSupport
 
 /// Whether this process may use cellular data (WWAN links).
 ///
-/// On Linux: `.restricted` when a WWAN link exists (up or down) and this
+/// On Linux: ``restricted`` when a WWAN link exists (up or down) and this
 /// process is refused it, by `ReachabilityPolicy.processDefault.allowsWWAN ==
 /// false` (the iOS switch, also `REACH_ALLOW_WWAN=0`) or by a kernel
 /// `prohibit` route or rule that answers this process (its uid, the link's
-/// source addresses) on every WWAN link (route lookups: nothing is sent); `.notRestricted`
-/// when a WWAN link exists and is allowed; `.restrictedStateUnknown` when the
+/// source addresses) on every WWAN link (route lookups: nothing is sent); ``notRestricted``
+/// when a WWAN link exists and is allowed; ``restrictedStateUnknown`` when the
 /// box has no WWAN link at all, or the kernel cannot be asked.
 public enum CTCellularDataRestrictedState: UInt, Sendable, Hashable {
     /// Whether cellular data is refused cannot be told. On Linux: the box has
@@ -36,7 +36,7 @@ public typealias CellularDataRestrictionDidUpdateNotifier = (CTCellularDataRestr
 
 /// Whether the app (this process) can use cellular data, and its changes.
 ///
-/// As on iOS, `cellularDataRestrictionDidUpdateNotifier` is called once with
+/// As on iOS, ``cellularDataRestrictionDidUpdateNotifier`` is called once with
 /// the current state when it is set, then at every change of the state (never
 /// twice with the same state), on a global Dispatch queue. Changes come from
 /// the engine: a monitor of the namespace's links, routes and rules (no
@@ -57,7 +57,7 @@ open class CTCellularData: NSObject, @unchecked Sendable {
     private let queue = DispatchQueue(label: "CoreTelephony.CTCellularData")
 
     /// Makes an object that reads the restriction whenever asked. It watches
-    /// nothing until `cellularDataRestrictionDidUpdateNotifier` is set; then it
+    /// nothing until ``cellularDataRestrictionDidUpdateNotifier`` is set; then it
     /// follows kernel changes and the process's policy.
     public override init() { super.init() }
 

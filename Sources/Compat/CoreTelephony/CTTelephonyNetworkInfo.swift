@@ -95,24 +95,27 @@ public protocol CTTelephonyNetworkInfoDelegate: AnyObject {
 
 extension CTTelephonyNetworkInfoDelegate {
     /// The default does nothing, so a delegate need not write the method. On
-    /// Linux the call comes when `dataServiceIdentifier` differs from before,
-    /// which is looked at each time a technology changes in
-    /// `RadioSource.processDefault`, not when routes change.
+    /// Linux the call comes when ``CTTelephonyNetworkInfo/dataServiceIdentifier``
+    /// differs from before, which is looked at each time a technology changes
+    /// in `RadioSource.processDefault`, not when routes change.
+    ///
+    /// - Parameter identifier: The new data service's identifier (its WWAN
+    ///   interface's name).
     public func dataServiceIdentifierDidChange(_ identifier: String) {}
 }
 
 /// The radio access technology of each cellular service (WWAN interface),
 /// fed by `RadioSource.processDefault`. Where ModemManager runs, it fills it
 /// with no call by the application (`CompatEnvironment.modemManager`): a
-/// modem on LTE behind `wwan0` makes `serviceCurrentRadioAccessTechnology`
+/// modem on LTE behind `wwan0` makes ``serviceCurrentRadioAccessTechnology``
 /// `["wwan0": CTRadioAccessTechnologyLTE]`, and each change of its technology
 /// is told as below. Without ModemManager, the application or its modem
 /// driver says it, and its setting wins over the modem's:
 ///
 ///     RadioSource.processDefault.set(.lte, for: "wwan0")
 ///
-/// makes `serviceCurrentRadioAccessTechnology` `["wwan0": CTRadioAccessTechnologyLTE]`,
-/// calls `serviceRadioAccessTechnologyDidUpdateNotifier` with `"wwan0"` on a
+/// makes ``serviceCurrentRadioAccessTechnology`` `["wwan0": CTRadioAccessTechnologyLTE]`,
+/// calls ``serviceRadioAccessTechnologyDidUpdateNotifier`` with `"wwan0"` on a
 /// global queue, and posts `CTServiceRadioAccessTechnologyDidChange` and
 /// `CTRadioAccessTechnologyDidChange` once (whatever the number of instances),
 /// with the service identifier as object. Setting the same technology again
@@ -123,7 +126,7 @@ open class CTTelephonyNetworkInfo: NSObject, @unchecked Sendable {
     private var notifier: ((String) -> Void)?
     private var observer: UInt64?
 
-    /// The object told when `dataServiceIdentifier` changes. Held weakly, as
+    /// The object told when ``dataServiceIdentifier`` changes. Held weakly, as
     /// on iOS. On Linux the data service is looked at again when a service's
     /// technology changes (not when routes change).
     open weak var delegate: (any CTTelephonyNetworkInfoDelegate)?

@@ -7,10 +7,10 @@ import LinuxReachability
 
 /// A network interface a path can use: its kernel name and index, and its type.
 public struct NWInterface: Hashable, Sendable, CustomDebugStringConvertible {
-    /// The kind of link. On Linux: `wifi` for wireless links (`/sys/class/net/*/wireless`,
-    /// `uevent DEVTYPE=wlan`), `cellular` for WWAN modems (`DEVTYPE=wwan`,
-    /// `wwan*`, kind overrides), `wiredEthernet` for Ethernet, `loopback` for
-    /// `lo`; tunnels (WireGuard, tun, GRE, PPP) and everything else are `other`.
+    /// The kind of link. On Linux: ``wifi`` for wireless links (`/sys/class/net/*/wireless`,
+    /// `uevent DEVTYPE=wlan`), ``cellular`` for WWAN modems (`DEVTYPE=wwan`,
+    /// `wwan*`, kind overrides), ``wiredEthernet`` for Ethernet, ``loopback`` for
+    /// `lo`; tunnels (WireGuard, tun, GRE, PPP) and everything else are ``other``.
     public enum InterfaceType: Hashable, Sendable {
         /// A link of none of the other types. On Linux: tunnels (WireGuard,
         /// tun/tap, GRE, L2TP), VRF masters, and any interface the engine
@@ -31,7 +31,11 @@ public struct NWInterface: Hashable, Sendable, CustomDebugStringConvertible {
         /// The host's loopback link, `lo` on Linux.
         case loopback
 
-        /// The type of a link of the engine's `kind`.
+        /// The type of a link the engine has classified.
+        ///
+        /// - Parameter kind: The engine's kind of the link: `wired` gives
+        ///   ``wiredEthernet``, `wwan` ``cellular``, `tunnel` and `other` give
+        ///   ``other``, and `wifi` and `loopback` their namesakes.
         public init(_ kind: InterfaceKind) {
             switch kind {
             case .wired: self = .wiredEthernet
@@ -44,7 +48,7 @@ public struct NWInterface: Hashable, Sendable, CustomDebugStringConvertible {
     }
 
     /// The kind of link, from the engine's classification of the kernel
-    /// interface (see `InterfaceType` for the Linux rule behind each type).
+    /// interface (see ``InterfaceType`` for the Linux rule behind each type).
     public let type: InterfaceType
     /// The kernel's name (`eth0`, `wwan0`).
     public let name: String
@@ -54,6 +58,8 @@ public struct NWInterface: Hashable, Sendable, CustomDebugStringConvertible {
     /// Makes the interface of one of the engine's `NetworkInterface` values:
     /// its kernel name, index and classified kind. It exists only in this
     /// module, for code that mixes the engine and Network.
+    ///
+    /// - Parameter interface: An interface as the engine lists it.
     public init(_ interface: NetworkInterface) {
         self.init(name: interface.name, index: Int(interface.index), type: InterfaceType(interface.kind))
     }
@@ -61,6 +67,11 @@ public struct NWInterface: Hashable, Sendable, CustomDebugStringConvertible {
     /// Makes an interface from its parts, for tests and for code that builds
     /// values by hand. It exists only in this module; nothing checks that the
     /// kernel has such a link.
+    ///
+    /// - Parameters:
+    ///   - name: The kernel's name of the interface.
+    ///   - index: The kernel's interface index.
+    ///   - type: The kind of link.
     public init(name: String, index: Int, type: InterfaceType) {
         self.name = name
         self.index = index
@@ -73,7 +84,9 @@ public struct NWInterface: Hashable, Sendable, CustomDebugStringConvertible {
 /// An IPv4 address, as Network's.
 public struct IPv4Address: Hashable, Sendable, CustomDebugStringConvertible {
     let address: IPAddress
-    /// An address in dotted-decimal text; nil for other text.
+    /// An address from its text; nil for other text.
+    ///
+    /// - Parameter string: The address in dotted-decimal text.
     public init?(_ string: String) {
         guard let address = IPAddress(string), address.family == .v4 else { return nil }
         self.address = address
@@ -90,7 +103,9 @@ public struct IPv4Address: Hashable, Sendable, CustomDebugStringConvertible {
 /// An IPv6 address, as Network's.
 public struct IPv6Address: Hashable, Sendable, CustomDebugStringConvertible {
     let address: IPAddress
-    /// An address in RFC 4291 text; nil for other text.
+    /// An address from its text; nil for other text.
+    ///
+    /// - Parameter string: The address in RFC 4291 text.
     public init?(_ string: String) {
         guard let address = IPAddress(string), address.family == .v6 else { return nil }
         self.address = address
@@ -104,12 +119,13 @@ public struct IPv6Address: Hashable, Sendable, CustomDebugStringConvertible {
     public var debugDescription: String { address.description }
 }
 
-/// Where a path leads: here only `hostPort`, `service`, `unix` and `url`
-/// as values (`NWPath.gateways` are `hostPort` endpoints with port 0); no
+/// Where a path leads: here only ``hostPort(host:port:)``,
+/// ``service(name:type:domain:interface:)``, ``unix(path:)`` and ``url(_:)``
+/// as values (``NWPath/gateways`` are `hostPort` endpoints with port 0); no
 /// connection can be made to one (NWConnection is not provided).
 public enum NWEndpoint: Hashable, Sendable, CustomDebugStringConvertible {
     /// A host and a port. It is the only case this module makes itself: each of
-    /// `NWPath.gateways` is a next hop of the kernel's routes, with port 0.
+    /// ``NWPath/gateways`` is a next hop of the kernel's routes, with port 0.
     case hostPort(host: Host, port: Port)
     /// A named (Bonjour) service, with its type, domain and interface. Kept as
     /// a value so that code compiles: Linux here has no service discovery, and
@@ -121,7 +137,7 @@ public enum NWEndpoint: Hashable, Sendable, CustomDebugStringConvertible {
     /// A URL. A value only: no path on Linux holds one.
     case url(URL)
 
-    /// The host of a `hostPort` endpoint: a name, or an IPv4 or IPv6 address.
+    /// The host of a ``NWEndpoint/hostPort(host:port:)`` endpoint: a name, or an IPv4 or IPv6 address.
     /// The gateways of Linux paths are always addresses.
     public enum Host: Hashable, Sendable, CustomDebugStringConvertible, ExpressibleByStringLiteral {
         /// A host name, with the interface to reach it by when one is given.
@@ -133,11 +149,14 @@ public enum NWEndpoint: Hashable, Sendable, CustomDebugStringConvertible {
         /// link-local).
         case ipv6(IPv6Address)
 
-        /// An address in text becomes `ipv4`/`ipv6`, other text a `name`.
+        /// A host from its text: an address becomes ``ipv4(_:)`` or
+        /// ``ipv6(_:)``, other text a ``name(_:_:)``.
+        ///
+        /// - Parameter string: An IPv4 or IPv6 address in text, or a host name.
         public init(_ string: String) {
             if let v4 = IPv4Address(string) { self = .ipv4(v4) } else if let v6 = IPv6Address(string) { self = .ipv6(v6) } else { self = .name(string, nil) }
         }
-        /// Makes a host from a string literal by the rule of `init(_:)`: an
+        /// Makes a host from a string literal by the rule of ``init(_:)``: an
         /// address in text, else a name.
         public init(stringLiteral value: String) { self.init(value) }
 
@@ -150,15 +169,17 @@ public enum NWEndpoint: Hashable, Sendable, CustomDebugStringConvertible {
         }
     }
 
-    /// A port number. Gateways on Linux have port 0 (`any`), since a next hop
+    /// A port number. Gateways on Linux have port 0 (``any``), since a next hop
     /// has none.
     public struct Port: Hashable, Sendable, RawRepresentable, ExpressibleByIntegerLiteral, CustomDebugStringConvertible {
         public let rawValue: UInt16
         public init?(rawValue: UInt16) { self.rawValue = rawValue }
         /// Makes a port from an integer literal.
         public init(integerLiteral value: UInt16) { rawValue = value }
-        /// Makes a port from decimal text; nil when the text is not a number
-        /// from 0 to 65535.
+        /// Makes a port from its text; nil when the text is not a number from
+        /// 0 to 65535.
+        ///
+        /// - Parameter string: The port number in decimal.
         public init?(_ string: String) {
             guard let value = UInt16(string) else { return nil }
             rawValue = value

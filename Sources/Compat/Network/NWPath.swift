@@ -14,7 +14,7 @@ public struct NWPath: Equatable, Sendable, CustomDebugStringConvertible {
         /// A usable route to the internet over an interface the monitor allows.
         case satisfied
         /// No such route (none, unreachable, prohibited, the link down), only
-        /// a WWAN one the process's policy refuses (`cellularDenied`), or one
+        /// a WWAN one the process's policy refuses (``NWPath/UnsatisfiedReason/cellularDenied``), or one
         /// that needs the user (intervention required: a dormant link waiting
         /// for authentication, or a captive portal found by validation; no new
         /// connection activates it).
@@ -25,10 +25,10 @@ public struct NWPath: Equatable, Sendable, CustomDebugStringConvertible {
         case requiresConnection
     }
 
-    /// Why a path is unsatisfied. Only `notAvailable` and `cellularDenied` are
-    /// produced on Linux: `wifiDenied`, `localNetworkDenied` and
-    /// `vpnInactive` are iOS settings Linux has no fact for. Apple's enum has
-    /// no case for intervention required: such a path is `notAvailable`.
+    /// Why a path is unsatisfied. Only ``notAvailable`` and ``cellularDenied`` are
+    /// produced on Linux: ``wifiDenied``, ``localNetworkDenied`` and
+    /// ``vpnInactive`` are iOS settings Linux has no fact for. Apple's enum has
+    /// no case for intervention required: such a path is ``notAvailable``.
     public enum UnsatisfiedReason: Equatable, Hashable, Sendable {
         /// No usable route (also for a satisfied path, as on Apple's platforms).
         case notAvailable
@@ -47,12 +47,12 @@ public struct NWPath: Equatable, Sendable, CustomDebugStringConvertible {
     }
 
     /// Whether the path can be used now. On Linux: the engine's answer for the
-    /// internet target (see `Status`); `.unsatisfied` before a monitor's first
+    /// internet target (see ``Status``); ``Status/unsatisfied`` before a monitor's first
     /// answer.
     public let status: Status
-    /// Why the path is unsatisfied. On Linux: `.cellularDenied` when the
+    /// Why the path is unsatisfied. On Linux: ``UnsatisfiedReason/cellularDenied`` when the
     /// process's cellular-data switch refuses the only WWAN path, otherwise
-    /// `.notAvailable`; the other reasons never occur.
+    /// ``UnsatisfiedReason/notAvailable``; the other reasons never occur.
     public let unsatisfiedReason: UnsatisfiedReason
     /// The interfaces that can carry packets now (up, with carrier) and that
     /// the monitor allows, the one the path uses first.
@@ -80,7 +80,11 @@ public struct NWPath: Equatable, Sendable, CustomDebugStringConvertible {
     /// The type of the interface the path leaves by, when satisfied.
     let usedInterfaceType: NWInterface.InterfaceType?
 
-    /// Whether the path leaves by an interface of `type`.
+    /// Whether the path leaves by an interface of a type.
+    ///
+    /// - Parameter type: The type of interface to ask about.
+    /// - Returns: Whether the path is satisfied and the interface it leaves by
+    ///   is of `type`.
     public func usesInterfaceType(_ type: NWInterface.InterfaceType) -> Bool { usedInterfaceType == type }
 
     /// The path before a monitor's first answer: unsatisfied, no interfaces.

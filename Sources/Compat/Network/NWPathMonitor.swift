@@ -7,17 +7,17 @@ import Foundation
 import LinuxReachability
 import ReachabilityCompatSupport
 
-/// Watches the path to the internet and calls `pathUpdateHandler` with the
-/// first path right after `start(queue:)`, then with each path that differs
+/// Watches the path to the internet and calls ``pathUpdateHandler`` with the
+/// first path right after ``start(queue:)``, then with each path that differs
 /// from the last one given (its status, interfaces, cost, families, gateways).
 ///
-/// `init(requiredInterfaceType:)` and `init(prohibitedInterfaceTypes:)`
+/// ``init(requiredInterfaceType:)`` and ``init(prohibitedInterfaceTypes:)``
 /// count only the interfaces they allow: the path is satisfied when one of
 /// them has its own usable route to the internet (a route lookup bound to it
 /// that a routing table answers, not the kernel's on-link fallback), even
 /// when the default route leaves by another.
 ///
-/// As on Apple's platforms, `start` works once, and `cancel()` ends the
+/// As on Apple's platforms, ``start(queue:)`` works once, and ``cancel()`` ends the
 /// monitor for good (make a new one to watch again). A started monitor lives,
 /// and calls its handler, until it is cancelled, even when the caller keeps
 /// no reference to it (Apple's holds itself while started too): cancel every
@@ -68,13 +68,17 @@ public final class NWPathMonitor: @unchecked Sendable {
         prohibitedInterfaceTypes = []
     }
 
-    /// A monitor that counts only interfaces of `requiredInterfaceType`.
+    /// A monitor that counts only interfaces of one type.
+    ///
+    /// - Parameter requiredInterfaceType: The type of the interfaces the path may use.
     public init(requiredInterfaceType: NWInterface.InterfaceType) {
         self.requiredInterfaceType = requiredInterfaceType
         prohibitedInterfaceTypes = []
     }
 
-    /// A monitor that counts no interface of `prohibitedInterfaceTypes`.
+    /// A monitor that counts no interface of some types.
+    ///
+    /// - Parameter prohibitedInterfaceTypes: The types of the interfaces the path may not use.
     public init(prohibitedInterfaceTypes: [NWInterface.InterfaceType]) {
         requiredInterfaceType = nil
         self.prohibitedInterfaceTypes = prohibitedInterfaceTypes
@@ -88,17 +92,19 @@ public final class NWPathMonitor: @unchecked Sendable {
         set { lock.withLock { state.handler = newValue } }
     }
 
-    /// The latest path: unsatisfied with no interfaces until the first answer after `start`.
+    /// The latest path: unsatisfied with no interfaces until the first answer after ``start(queue:)``.
     public var currentPath: NWPath {
         get { lock.withLock { state.current } }
         set { lock.withLock { state.current = newValue } }
     }
 
-    /// The queue given to `start`; nil before.
+    /// The queue given to ``start(queue:)``; nil before.
     public var queue: DispatchQueue? { lock.withLock { state.queue } }
 
-    /// Starts watching; the handler gets the current path at once, on `queue`.
-    /// Only the first call does anything, and none after `cancel()`.
+    /// Starts watching; the handler gets the current path at once. Only the
+    /// first call does anything, and none after ``cancel()``.
+    ///
+    /// - Parameter queue: The queue ``pathUpdateHandler`` is called on.
     public func start(queue: DispatchQueue) {
         let first = lock.withLock { () -> Bool in
             guard state.queue == nil, !state.cancelled else { return false }
@@ -147,8 +153,8 @@ public final class NWPathMonitor: @unchecked Sendable {
     ///
     /// As on Apple's platforms, a delivery that has already begun on the
     /// monitor's queue when this is called may still call
-    /// `pathUpdateHandler`, once, after this returns; no other delivery
-    /// begins. Called on that queue (a serial one, as `start(queue:)` is
+    /// ``pathUpdateHandler``, once, after this returns; no other delivery
+    /// begins. Called on that queue (a serial one, as ``start(queue:)`` is
     /// usually given), no handler call follows it.
     public func cancel() {
         let (monitor, streams, keepAlive) = lock.withLock {

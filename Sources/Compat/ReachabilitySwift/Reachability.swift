@@ -25,43 +25,43 @@ public enum ReachabilityError: Error {
     /// kernel cannot be watched (`kSCStatusReachabilityUnknown`: the namespace
     /// is gone, or netlink failed).
     case unableToSetDispatchQueue(Int32)
-    /// The first check in `startNotifier()` could not read the flags, with
+    /// The first check in ``Reachability/startNotifier()`` could not read the flags, with
     /// `SCError()`. On Linux: `kSCStatusReachabilityUnknown`, the kernel could
     /// not be asked.
     case unableToGetFlags(Int32)
 }
 
 extension Notification.Name {
-    /// Posted on each change, the `Reachability` as object, on the notification queue.
+    /// Posted on each change, the ``Reachability`` as object, on the notification queue.
     public static let reachabilityChanged = Notification.Name("reachabilityChanged")
 }
 
 /// Reachability of a host or of the internet, as Reachability.swift gives it.
 ///
-/// `startNotifier()` reads the flags at once (on its serial queue, before it
-/// returns) and notifies: `whenReachable` or `whenUnreachable`, then
+/// ``startNotifier()`` reads the flags at once (on its serial queue, before it
+/// returns) and notifies: ``whenReachable`` or ``whenUnreachable``, then
 /// `.reachabilityChanged`, on the notification queue (main by default; nil
 /// runs them on the serial queue). After that, each change of the flags
 /// notifies once: duplicates are suppressed by the flags, not by
-/// `connection`. `stopNotifier()` keeps the last flags, so starting again
+/// ``connection``. ``stopNotifier()`` keeps the last flags, so starting again
 /// notifies only if they changed.
 ///
-/// On Linux, `.cellular` is a path that leaves by a link classified WWAN
-/// (Reachability.swift reads `isWWAN` on iOS only), and `.wifi` any other link.
+/// On Linux, ``Connection/cellular`` is a path that leaves by a link classified WWAN
+/// (Reachability.swift reads `isWWAN` on iOS only), and ``Connection/wifi`` any other link.
 public class Reachability {
-    /// The closure type of `whenReachable`; it gets the `Reachability` whose
+    /// The closure type of ``whenReachable``; it gets the ``Reachability`` whose
     /// flags changed.
     public typealias NetworkReachable = (Reachability) -> ()
-    /// The closure type of `whenUnreachable`; it gets the `Reachability` whose
+    /// The closure type of ``whenUnreachable``; it gets the ``Reachability`` whose
     /// flags changed.
     public typealias NetworkUnreachable = (Reachability) -> ()
 
     /// How the target can be reached now: not at all, over Wi-Fi, or over
-    /// cellular. On Linux `.wifi` stands for every link not classified WWAN.
+    /// cellular. On Linux ``wifi`` stands for every link not classified WWAN.
     public enum Connection: CustomStringConvertible {
         /// No usable path. On Linux: no usable route from the kernel, a link
         /// that needs a connection nothing makes, a WWAN path while
-        /// `allowsCellularConnection` is false, or a WWAN-only path under the
+        /// ``Reachability/allowsCellularConnection`` is false, or a WWAN-only path under the
         /// process's cellular-data switch.
         case unavailable
         /// A path over a link that is not WWAN: on Linux Ethernet, Wi-Fi or a
@@ -79,28 +79,28 @@ public class Reachability {
             }
         }
 
-        /// The old name of `.unavailable`, kept so that code comparing with
+        /// The old name of ``unavailable``, kept so that code comparing with
         /// `.none` still compiles (deprecated).
         @available(*, deprecated, renamed: "unavailable")
         public static let none: Connection = .unavailable
     }
 
     /// Called on the notification queue when the flags change (the first check
-    /// counts) and the connection is not `.unavailable`. On Linux the changes
+    /// counts) and the connection is not ``Connection/unavailable``. On Linux the changes
     /// come from the engine's monitor of the kernel's routes and links, not
     /// from polling.
     public var whenReachable: NetworkReachable?
     /// Called on the notification queue when the flags change (the first check
-    /// counts) and the connection is `.unavailable`. On Linux the changes come
+    /// counts) and the connection is ``Connection/unavailable``. On Linux the changes come
     /// from the engine's monitor of the kernel's routes and links.
     public var whenUnreachable: NetworkUnreachable?
 
-    /// The old, constant spelling of `allowsCellularConnection`: always true
-    /// (deprecated). To refuse WWAN, set `allowsCellularConnection` to false.
+    /// The old, constant spelling of ``allowsCellularConnection``: always true
+    /// (deprecated). To refuse WWAN, set ``allowsCellularConnection`` to false.
     @available(*, deprecated, renamed: "allowsCellularConnection")
     public let reachableOnWWAN: Bool = true
 
-    /// When false, a path over WWAN is `.unavailable` (default true).
+    /// When false, a path over WWAN is ``Connection/unavailable`` (default true).
     public var allowsCellularConnection: Bool
 
     /// Where `.reachabilityChanged` is posted.
@@ -134,10 +134,15 @@ public class Reachability {
     private let reachabilitySerialQueue: DispatchQueue
     private let notificationQueue: DispatchQueue?
 
-    /// Makes a `Reachability` for an object of this package's
-    /// SystemConfiguration. `queueQoS` and `targetQueue` shape the serial queue
-    /// that reads the flags; the closures and the notification run on
-    /// `notificationQueue` (nil: on that serial queue).
+    /// Makes a ``Reachability`` for an object of this package's
+    /// SystemConfiguration.
+    ///
+    /// - Parameters:
+    ///   - reachabilityRef: The target's reachability object.
+    ///   - queueQoS: The quality of service of the serial queue that reads the flags.
+    ///   - targetQueue: The target queue of that serial queue.
+    ///   - notificationQueue: Where the closures and the notification run;
+    ///     nil runs them on the serial queue.
     required public init(reachabilityRef: SCNetworkReachability, queueQoS: DispatchQoS = .default,
                          targetQueue: DispatchQueue? = nil, notificationQueue: DispatchQueue? = .main) {
         self.allowsCellularConnection = true
@@ -146,9 +151,17 @@ public class Reachability {
         self.notificationQueue = notificationQueue
     }
 
-    /// A host name (or an address in text).
-    /// - Throws: `.failedToCreateWithHostname` for the empty string (text that
-    ///   is no host name gives an object that is never reachable, as Apple's).
+    /// Reachability of a host.
+    ///
+    /// - Parameters:
+    ///   - hostname: A host name, or an address in text.
+    ///   - queueQoS: The quality of service of the serial queue that reads the flags.
+    ///   - targetQueue: The target queue of that serial queue.
+    ///   - notificationQueue: Where the closures and the notification run;
+    ///     nil runs them on the serial queue.
+    /// - Throws: ``ReachabilityError/failedToCreateWithHostname(_:_:)`` for the
+    ///   empty string (text that is no host name gives an object that is never
+    ///   reachable, as Apple's).
     public convenience init(hostname: String, queueQoS: DispatchQoS = .default, targetQueue: DispatchQueue? = nil,
                             notificationQueue: DispatchQueue? = .main) throws {
         guard let ref = SCNetworkReachabilityCreateWithName(nil, hostname) else {
@@ -157,7 +170,15 @@ public class Reachability {
         self.init(reachabilityRef: ref, queueQoS: queueQoS, targetQueue: targetQueue, notificationQueue: notificationQueue)
     }
 
-    /// The internet: the zero address.
+    /// Reachability of the internet: the zero address.
+    ///
+    /// - Parameters:
+    ///   - queueQoS: The quality of service of the serial queue that reads the flags.
+    ///   - targetQueue: The target queue of that serial queue.
+    ///   - notificationQueue: Where the closures and the notification run;
+    ///     nil runs them on the serial queue.
+    /// - Throws: ``ReachabilityError/failedToCreateWithAddress(_:_:)``, which
+    ///   never happens on Linux.
     public convenience init(queueQoS: DispatchQoS = .default, targetQueue: DispatchQueue? = nil,
                             notificationQueue: DispatchQueue? = .main) throws {
         var zeroAddress = sockaddr()
@@ -174,6 +195,11 @@ public class Reachability {
 
 extension Reachability {
     /// Starts notifying: the flags are read now and notified, then each change.
+    /// A second call while notifying does nothing.
+    ///
+    /// - Throws: ``ReachabilityError/unableToSetDispatchQueue(_:)`` when the
+    ///   kernel cannot be watched, ``ReachabilityError/unableToGetFlags(_:)``
+    ///   when the first check cannot read the flags.
     public func startNotifier() throws {
         guard !notifierRunning else { return }
         let callback: SCNetworkReachabilityCallBack = { _, flags, info in
@@ -209,17 +235,17 @@ extension Reachability {
         SCNetworkReachabilitySetDispatchQueue(reachabilityRef, nil)
     }
 
-    /// Whether `connection` is anything but `.unavailable` (deprecated).
+    /// Whether ``connection`` is anything but ``Connection/unavailable`` (deprecated).
     /// Reading it reads the kernel's answer first when no flags were read yet.
     @available(*, deprecated, message: "Please use `connection != .unavailable`")
     public var isReachable: Bool { connection != .unavailable }
 
-    /// Whether `connection` is `.cellular`: on Linux, a path over a link
+    /// Whether ``connection`` is ``Connection/cellular``: on Linux, a path over a link
     /// classified WWAN (deprecated).
     @available(*, deprecated, message: "Please use `connection == .cellular`")
     public var isReachableViaWWAN: Bool { connection == .cellular }
 
-    /// Whether `connection` is `.wifi`: on Linux, a path over any other link,
+    /// Whether ``connection`` is ``Connection/wifi``: on Linux, a path over any other link,
     /// Ethernet included (deprecated).
     @available(*, deprecated, message: "Please use `connection == .wifi`")
     public var isReachableViaWiFi: Bool { connection == .wifi }

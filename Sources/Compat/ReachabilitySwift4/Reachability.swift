@@ -24,45 +24,45 @@ public enum ReachabilityError: Error {
     /// Scheduling on the serial queue failed. On Linux: the kernel cannot be
     /// watched (the network namespace is gone, or netlink failed).
     case UnableToSetDispatchQueue
-    /// The first check in `startNotifier()` could not read the flags. On
+    /// The first check in ``Reachability/startNotifier()`` could not read the flags. On
     /// Linux: the kernel could not be asked.
     case UnableToGetInitialFlags
 }
 
 extension Notification.Name {
-    /// Posted on the main queue after each change, the `Reachability` as object.
+    /// Posted on the main queue after each change, the ``Reachability`` as object.
     public static let reachabilityChanged = Notification.Name("reachabilityChanged")
 }
 
 /// Reachability of a host or of the internet, as Reachability.swift 4.x gives it.
 ///
-/// `startNotifier()` reads the flags at once (on its serial queue, before it
+/// ``startNotifier()`` reads the flags at once (on its serial queue, before it
 /// returns); that first reading and each later change of the flags call
-/// `whenReachable` or `whenUnreachable` (chosen by `connection` when the
+/// ``whenReachable`` or ``whenUnreachable`` (chosen by ``connection`` when the
 /// flags change) and then post `.reachabilityChanged`, both on the main
-/// queue. Duplicates are suppressed by the flags, not by `connection`.
-/// `stopNotifier()` keeps the last flags, so starting again notifies only if
+/// queue. Duplicates are suppressed by the flags, not by ``connection``.
+/// ``stopNotifier()`` keeps the last flags, so starting again notifies only if
 /// they changed.
 ///
 /// Unlike 4.x, whose context holds the object unretained, the callback holds
 /// it weakly: a `Reachability` released while notifying is never called into.
 ///
-/// On Linux, `.cellular` is a path that leaves by a link classified WWAN
-/// (4.x reads `isWWAN` on iOS only), and `.wifi` any other link.
+/// On Linux, ``Connection/cellular`` is a path that leaves by a link classified WWAN
+/// (4.x reads `isWWAN` on iOS only), and ``Connection/wifi`` any other link.
 public class Reachability {
-    /// The closure type of `whenReachable`; it gets the `Reachability` whose
+    /// The closure type of ``whenReachable``; it gets the ``Reachability`` whose
     /// flags changed.
     public typealias NetworkReachable = (Reachability) -> ()
-    /// The closure type of `whenUnreachable`; it gets the `Reachability` whose
+    /// The closure type of ``whenUnreachable``; it gets the ``Reachability`` whose
     /// flags changed.
     public typealias NetworkUnreachable = (Reachability) -> ()
 
     /// How the target can be reached now: not at all, over Wi-Fi, or over
-    /// cellular. On Linux `.wifi` stands for every link not classified WWAN.
+    /// cellular. On Linux ``wifi`` stands for every link not classified WWAN.
     public enum Connection: CustomStringConvertible {
         /// No usable path. On Linux: no usable route from the kernel, a link
         /// that needs a connection nothing makes, a WWAN path while
-        /// `allowsCellularConnection` is false, or a WWAN-only path under the
+        /// ``Reachability/allowsCellularConnection`` is false, or a WWAN-only path under the
         /// process's cellular-data switch.
         case none
         /// A path over a link that is not WWAN: on Linux Ethernet, Wi-Fi or a
@@ -83,19 +83,19 @@ public class Reachability {
     }
 
     /// Called on the main queue when the flags change (the first check
-    /// counts) and the connection is not `.none`. On Linux the changes come
+    /// counts) and the connection is not ``Connection/none``. On Linux the changes come
     /// from the engine's monitor of the kernel's routes and links.
     public var whenReachable: NetworkReachable?
     /// Called on the main queue when the flags change (the first check
-    /// counts) and the connection is `.none`.
+    /// counts) and the connection is ``Connection/none``.
     public var whenUnreachable: NetworkUnreachable?
 
-    /// The old, constant spelling of `allowsCellularConnection`: always true
-    /// (deprecated). To refuse WWAN, set `allowsCellularConnection` to false.
+    /// The old, constant spelling of ``allowsCellularConnection``: always true
+    /// (deprecated). To refuse WWAN, set ``allowsCellularConnection`` to false.
     @available(*, deprecated, renamed: "allowsCellularConnection")
     public let reachableOnWWAN: Bool = true
 
-    /// When false, a path over WWAN is `.none` (default true).
+    /// When false, a path over WWAN is ``Connection/none`` (default true).
     public var allowsCellularConnection: Bool
 
     /// Where `.reachabilityChanged` is posted.
@@ -127,10 +127,14 @@ public class Reachability {
         }
     }
 
-    /// Makes a `Reachability` for an object of this package's
-    /// SystemConfiguration. `queueQoS` and `targetQueue` shape the serial
-    /// queue that reads the flags; the closures and the notification run on
-    /// the main queue.
+    /// Makes a ``Reachability`` for an object of this package's
+    /// SystemConfiguration. The closures and the notification run on the main
+    /// queue.
+    ///
+    /// - Parameters:
+    ///   - reachabilityRef: The target's reachability object.
+    ///   - queueQoS: The quality of service of the serial queue that reads the flags.
+    ///   - targetQueue: The target queue of that serial queue.
     required public init(reachabilityRef: SCNetworkReachability, queueQoS: DispatchQoS = .default,
                          targetQueue: DispatchQueue? = nil) {
         self.allowsCellularConnection = true
@@ -138,15 +142,24 @@ public class Reachability {
         self.reachabilitySerialQueue = DispatchQueue(label: "ReachabilitySwift4.serial", qos: queueQoS, target: targetQueue)
     }
 
-    /// A host name (or an address in text). Text that is no host name gives
-    /// an object whose connection is `.none`, as on Apple's platforms; nil
-    /// only for the empty string.
+    /// Reachability of a host. Text that is no host name gives an object whose
+    /// connection is ``Connection/none``, as on Apple's platforms; nil only for
+    /// the empty string.
+    ///
+    /// - Parameters:
+    ///   - hostname: A host name, or an address in text.
+    ///   - queueQoS: The quality of service of the serial queue that reads the flags.
+    ///   - targetQueue: The target queue of that serial queue.
     public convenience init?(hostname: String, queueQoS: DispatchQoS = .default, targetQueue: DispatchQueue? = nil) {
         guard let ref = SCNetworkReachabilityCreateWithName(nil, hostname) else { return nil }
         self.init(reachabilityRef: ref, queueQoS: queueQoS, targetQueue: targetQueue)
     }
 
-    /// The internet: the zero address. On Linux never nil.
+    /// Reachability of the internet: the zero address. On Linux never nil.
+    ///
+    /// - Parameters:
+    ///   - queueQoS: The quality of service of the serial queue that reads the flags.
+    ///   - targetQueue: The target queue of that serial queue.
     public convenience init?(queueQoS: DispatchQoS = .default, targetQueue: DispatchQueue? = nil) {
         var zeroAddress = sockaddr()
         zeroAddress.sa_len = UInt8(MemoryLayout<sockaddr>.size)
@@ -161,8 +174,10 @@ public class Reachability {
 extension Reachability {
     /// Starts notifying: the flags are read now (notifying if they are new),
     /// then each change. Does nothing when already running.
-    /// - Throws: `.UnableToSetDispatchQueue` when the kernel cannot be
-    ///   watched, `.UnableToGetInitialFlags` when it cannot be asked.
+    ///
+    /// - Throws: ``ReachabilityError/UnableToSetDispatchQueue`` when the kernel
+    ///   cannot be watched, ``ReachabilityError/UnableToGetInitialFlags`` when
+    ///   it cannot be asked.
     public func startNotifier() throws {
         guard !notifierRunning else { return }
         // The context holds the object weakly: it may go while notifying.
@@ -188,16 +203,16 @@ extension Reachability {
         SCNetworkReachabilitySetDispatchQueue(reachabilityRef, nil)
     }
 
-    /// Whether `connection` is anything but `.none` (deprecated).
+    /// Whether ``connection`` is anything but ``Connection/none`` (deprecated).
     @available(*, deprecated, message: "Please use `connection != .none`")
     public var isReachable: Bool { connection != .none }
 
-    /// Whether `connection` is `.cellular`: on Linux, a path over a link
+    /// Whether ``connection`` is ``Connection/cellular``: on Linux, a path over a link
     /// classified WWAN (deprecated).
     @available(*, deprecated, message: "Please use `connection == .cellular`")
     public var isReachableViaWWAN: Bool { connection == .cellular }
 
-    /// Whether `connection` is `.wifi`: on Linux, a path over any other link,
+    /// Whether ``connection`` is ``Connection/wifi``: on Linux, a path over any other link,
     /// Ethernet included (deprecated).
     @available(*, deprecated, message: "Please use `connection == .wifi`")
     public var isReachableViaWiFi: Bool { connection == .wifi }

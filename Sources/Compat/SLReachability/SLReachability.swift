@@ -67,23 +67,32 @@ public enum SLNetWorkStatusMask: UInt, Sendable {
     case reachableWWAN2G = 64
     /// Over WWAN, generation unknown (2G, 3G and 4G bits).
     case reachableWWAN = 112
-    /// The bits of `unavailable` and `wwanRefused` together, for testing a
-    /// mask. `netWorkMask` never holds it: it always holds one of the single
-    /// values.
+    /// The bits of ``unavailable`` and ``wwanRefused`` together, for testing a
+    /// mask. ``SLReachability/SLReachability/netWorkMask`` never holds it: it
+    /// always holds one of the single values.
     case notReachable = 9
     /// The Wi-Fi bit and every WWAN bit together, for testing a mask.
-    /// `netWorkMask` never holds it.
+    /// ``SLReachability/SLReachability/netWorkMask`` never holds it.
     case reachable = 114
 }
 
 /// Whether the mask has the Wi-Fi bit. On Linux that bit means a path over any
 /// link not classified WWAN.
+///
+/// - Parameter mask: A mask value.
+/// - Returns: Whether `mask` has the bit of ``SLNetWorkStatusMask/reachableWiFi``.
 public func isWiFiWithMask(_ mask: SLNetWorkStatusMask) -> Bool { mask.rawValue & SLNetWorkStatusMask.reachableWiFi.rawValue != 0 }
-/// Whether the status is `.reachableViaWiFi`, which on Linux covers every link
-/// not classified WWAN.
+/// Whether the status is ``SLReachStatus/reachableViaWiFi``, which on Linux
+/// covers every link not classified WWAN.
+///
+/// - Parameter status: A status.
+/// - Returns: Whether `status` is ``SLReachStatus/reachableViaWiFi``.
 public func isWiFiWithStatus(_ status: SLReachStatus) -> Bool { status == .reachableViaWiFi }
 
 /// The original's words for each mask (Chinese, as its header has them).
+///
+/// - Parameter mask: A mask value.
+/// - Returns: The mask's words; never nil here.
 public func SLNetWorkStatusMask2String(_ mask: SLNetWorkStatusMask) -> String? {
     switch mask {
     case .unavailable: return "没有网络！"
@@ -98,11 +107,12 @@ public func SLNetWorkStatusMask2String(_ mask: SLNetWorkStatusMask) -> String? {
     }
 }
 
-/// Posted (object: the SLReachability, no userInfo) when `reachStatus` changes.
+/// Posted (object: the SLReachability, no userInfo) when
+/// ``SLReachability/SLReachability/reachStatus`` changes.
 public let kSLReachabilityReachStatusChanged = "kSLReachabilityReachStatusChanged"
-/// Posted when `wwanType` changes.
+/// Posted when ``SLReachability/SLReachability/wwanType`` changes.
 public let kSLReachabilityWWANChanged = "kSLReachabilityWWANChanged"
-/// Posted when `netWorkMask` changes.
+/// Posted when ``SLReachability/SLReachability/netWorkMask`` changes.
 public let kSLReachabilityMaskChanged = "kSLReachabilityMaskChanged"
 
 /// Reachability with the radio generation and a WWAN switch. It observes by
@@ -110,13 +120,14 @@ public let kSLReachabilityMaskChanged = "kSLReachabilityMaskChanged"
 /// is read at once, and it follows changes on the main queue, posting each of
 /// its three notifications only when its value changes.
 ///
-/// Linux facts: `reachableViaWWAN` is a path over a link classified WWAN;
-/// `wwanType` comes from `CTTelephonyNetworkInfo` (`RadioSource.processDefault`).
+/// Linux facts: ``SLReachStatus/reachableViaWWAN`` is a path over a link
+/// classified WWAN; ``wwanType`` comes from `CTTelephonyNetworkInfo`
+/// (`RadioSource.processDefault`).
 /// Decisions where the original is silent or wrong: 5G (NR and NR NSA)
 /// counts as 4G, the highest generation the mask has (the original gives
 /// "not reachable" for a working 5G link); WWAN with no technology set is
-/// `.reachableWWAN` (all WWAN bits); `allowUseWWAN = false` gives
-/// `.wwanRefused` as the original's article promises (its code ignored the
+/// ``SLNetWorkStatusMask/reachableWWAN`` (all WWAN bits); `allowUseWWAN = false` gives
+/// ``SLNetWorkStatusMask/wwanRefused`` as the original's article promises (its code ignored the
 /// switch), and so does the process's cellular-data switch.
 open class SLReachability: NSObject, @unchecked Sendable {
     private let reachabilityRef: SCNetworkReachability
@@ -133,18 +144,22 @@ open class SLReachability: NSObject, @unchecked Sendable {
         startNotifier()
     }
 
-    /// An object for a host name (or an address in text) that observes from now
-    /// on; nil for the empty string (text that is no host name gives one that
-    /// is never reachable, as SystemConfiguration's). On Linux its first status is
-    /// optimistic (the internet's route) until the name is resolved.
+    /// An object for a host that observes from now on; nil for the empty
+    /// string (text that is no host name gives one that is never reachable, as
+    /// SystemConfiguration's). On Linux its first status is optimistic (the
+    /// internet's route) until the name is resolved.
+    ///
+    /// - Parameter hostName: A host name, or an address in text.
     public convenience init!(hostName: String!) {
         guard let hostName, let ref = SCNetworkReachabilityCreateWithName(nil, hostName) else { return nil }
         self.init(ref)
     }
 
-    /// An object for an `AF_INET` or `AF_INET6` socket address that observes
-    /// from now on; nil for another family. The zero address means the
-    /// internet: both families' default routes.
+    /// An object for a socket address that observes from now on; nil for
+    /// another family.
+    ///
+    /// - Parameter hostAddress: An `AF_INET` or `AF_INET6` socket address. The
+    ///   zero address means the internet: both families' default routes.
     public convenience init!(address hostAddress: UnsafePointer<sockaddr>!) {
         guard let hostAddress, let ref = SCNetworkReachabilityCreateWithAddress(nil, hostAddress) else { return nil }
         self.init(ref)
@@ -152,6 +167,8 @@ open class SLReachability: NSObject, @unchecked Sendable {
 
     /// An object for the internet (the zero IPv4 address, which on Linux stands
     /// for both families' default routes) that observes from now on.
+    ///
+    /// - Returns: A new object, observing already.
     open class func forInternetConnection() -> SLReachability! {
         var zeroAddress = sockaddr_in()
         zeroAddress.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
@@ -171,18 +188,18 @@ open class SLReachability: NSObject, @unchecked Sendable {
     /// it is read from the kernel's routes and links at creation and after each
     /// change.
     open var reachStatus: SLReachStatus { lock.withLock { values.reach } }
-    /// The radio generation, or `.netWorkStatusWWANRefused` when the WWAN path
+    /// The radio generation, or ``SLWWANStatus/netWorkStatusWWANRefused`` when the WWAN path
     /// is refused. On Linux the generation comes from `CTTelephonyNetworkInfo`
     /// (`RadioSource.processDefault`), and may be set while another link
     /// carries the path.
     open var wwanType: SLWWANStatus { lock.withLock { values.wwan } }
     /// The one mask value for the situation now: unavailable, Wi-Fi, WWAN
-    /// refused, or the bit of the WWAN generation (`.reachableWWAN` when no
+    /// refused, or the bit of the WWAN generation (``SLNetWorkStatusMask/reachableWWAN`` when no
     /// technology is set).
     open var netWorkMask: SLNetWorkStatusMask { lock.withLock { values.mask } }
 
     /// Whether this object may count WWAN (default true). False makes a WWAN
-    /// path `.wwanRefused`; `reachStatus` keeps what the link is.
+    /// path ``SLNetWorkStatusMask/wwanRefused``; ``reachStatus`` keeps what the link is.
     open var allowUseWWAN: Bool {
         get { lock.withLock { values.allow } }
         set {

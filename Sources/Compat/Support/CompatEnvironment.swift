@@ -56,6 +56,14 @@ public enum CompatEnvironment {
     /// The evaluator of the current namespace and kinds, shared by every
     /// object of the compat modules (its calls are serialised; it follows the
     /// process's default policy and radio source).
+    ///
+    /// - Returns: The shared evaluator, made on first use and again after
+    ///   ``namespace`` or ``kindOverrides`` changed.
+    /// - Throws: `ReachabilityError.unknownNamespace(_:)`,
+    ///   `ReachabilityError.permissionDenied(operation:needs:)` when the
+    ///   process may not enter the namespace, or
+    ///   `ReachabilityError.system(operation:errno:)` when its sockets cannot
+    ///   be opened.
     public static func evaluator() throws(ReachabilityError) -> ReachabilityEvaluator {
         followModems()
         return try state.withLock { (state: inout State) throws(ReachabilityError) -> ReachabilityEvaluator in
@@ -66,8 +74,18 @@ public enum CompatEnvironment {
         }
     }
 
-    /// A monitor of `targets` under the current settings, following the
-    /// process's default policy and radio source; not started.
+    /// A monitor under the current settings, following the process's default
+    /// policy and radio source; not started.
+    ///
+    /// - Parameters:
+    ///   - targets: The targets to watch.
+    ///   - options: The selectors of every route lookup (uid, firewall mark,
+    ///     interface, source).
+    ///   - configuration: The monitor's settings.
+    /// - Returns: A monitor of `targets` in ``namespace``, with ``kindOverrides``.
+    /// - Throws: `ReachabilityError` as the monitor's initialiser throws it:
+    ///   an unknown namespace, an invalid interface name or configuration, or
+    ///   sockets that cannot be opened.
     public static func makeMonitor(_ targets: [Target], options: LookupOptions = LookupOptions(),
                                    configuration: ReachabilityMonitor.Configuration = .init()) throws(ReachabilityError) -> ReachabilityMonitor {
         followModems()
@@ -84,9 +102,15 @@ public enum CompatEnvironment {
         set { ReachabilityPolicy.updateProcessDefault { $0.allowsWWAN = newValue } }
     }
 
-    /// Sets (nil: forgets) the radio technology of a WWAN link in
-    /// `RadioSource.processDefault`, from its name as a modem prints it
-    /// (`lte`, `nr5g-nsa`); false when the name is no technology.
+    /// Sets or forgets the radio technology of a WWAN link in
+    /// `RadioSource.processDefault`.
+    ///
+    /// - Parameters:
+    ///   - name: The technology's name as a modem prints it (`lte`,
+    ///     `nr5g-nsa`); nil forgets the link's technology.
+    ///   - interface: The WWAN link's interface name.
+    /// - Returns: `false` when `name` is no technology (nothing is changed),
+    ///   `true` otherwise.
     @discardableResult
     public static func setRadioTechnology(_ name: String?, for interface: String) -> Bool {
         guard let name else {

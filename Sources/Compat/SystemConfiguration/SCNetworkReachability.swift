@@ -10,7 +10,7 @@ import ReachabilityCompatSupport
 /// A reachability object: a target (an address, a pair, a host name, or the
 /// internet for `0.0.0.0`) and, once scheduled, its callback.
 ///
-/// Unscheduled, `SCNetworkReachabilityGetFlags` answers at once from route
+/// Unscheduled, ``SCNetworkReachabilityGetFlags(_:_:)`` answers at once from route
 /// lookups (nothing is sent). For a host name it is optimistic, as Apple's is:
 /// the flags of the route the internet would take, the name not yet asked
 /// for. Scheduled, a monitor of the target (kernel notifications, no polling)
@@ -19,7 +19,7 @@ import ReachabilityCompatSupport
 /// (the answer when it was scheduled is the first), never merely for being
 /// scheduled. A name that does not resolve is not reachable.
 ///
-/// `SCNetworkReachabilityGetFlags` on a scheduled object answers the latest
+/// ``SCNetworkReachabilityGetFlags(_:_:)`` on a scheduled object answers the latest
 /// flags, which can be ahead of the callback (its delivery waits for the
 /// queue). Flags it gave that the callback has not are followed by a callback
 /// with the flags then, even the callback's last ones: a change there and
@@ -32,7 +32,8 @@ import ReachabilityCompatSupport
 /// no reference to it: the scheduling holds it.
 ///
 /// When `ReachabilityPolicy.processDefault.allowsWWAN` is false (iOS's
-/// cellular-data switch off), a path only WWAN carries has no `.reachable`.
+/// cellular-data switch off), a path only WWAN carries has no
+/// ``SCNetworkReachabilityFlags/reachable``.
 public final class SCNetworkReachability: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// What the object was created for.
     enum Subject: Hashable {
@@ -376,10 +377,14 @@ extension SCNetworkReachabilityContext {
 
 // MARK: - The functions, as Swift imports Apple's
 
-/// A reachability object for `address`, an `AF_INET` or `AF_INET6` socket
-/// address; `0.0.0.0` (or `::`) is the internet: the default routes. nil, with
-/// `SCError() == kSCStatusInvalidArgument`, for another family. The
-/// allocator is ignored (pass nil).
+/// Makes a reachability object for a socket address.
+///
+/// - Parameters:
+///   - allocator: Ignored; pass nil.
+///   - address: An `AF_INET` or `AF_INET6` socket address; `0.0.0.0` (or
+///     `::`) is the internet: the default routes.
+/// - Returns: The object; nil, with ``SCError()`` giving
+///   ``kSCStatusInvalidArgument``, for another family.
 public func SCNetworkReachabilityCreateWithAddress(_ allocator: CFAllocator?, _ address: UnsafePointer<sockaddr>) -> SCNetworkReachability? {
     guard let ip = SocketAddress.address(address) else {
         SCErrorState.set(kSCStatusInvalidArgument)
@@ -388,10 +393,16 @@ public func SCNetworkReachabilityCreateWithAddress(_ allocator: CFAllocator?, _ 
     return SCNetworkReachability(ip.isUnspecified ? .internet : .address(ip))
 }
 
-/// A reachability object for packets from `localAddress` (the route a socket
-/// bound to it takes: source-based policy rules apply) to `remoteAddress`.
-/// Either may be nil, not both; an address of another family than
-/// `AF_INET`/`AF_INET6` gives nil with `kSCStatusInvalidArgument`.
+/// Makes a reachability object for packets from one address to another: the
+/// route a socket bound to the local address takes (source-based policy
+/// rules apply).
+///
+/// - Parameters:
+///   - allocator: Ignored; pass nil.
+///   - localAddress: The source address; nil for any source.
+///   - remoteAddress: The destination; nil for the local address itself.
+/// - Returns: The object; nil, with ``kSCStatusInvalidArgument``, when both
+///   addresses are nil or one is of another family than `AF_INET`/`AF_INET6`.
 public func SCNetworkReachabilityCreateWithAddressPair(_ allocator: CFAllocator?, _ localAddress: UnsafePointer<sockaddr>?,
                                                        _ remoteAddress: UnsafePointer<sockaddr>?) -> SCNetworkReachability? {
     let local = localAddress.map(SocketAddress.address)
@@ -403,13 +414,18 @@ public func SCNetworkReachabilityCreateWithAddressPair(_ allocator: CFAllocator?
     return SCNetworkReachability(.pair(local: local ?? nil, remote: remote ?? nil))
 }
 
-/// A reachability object for the host `nodename` (a name, or an address in
-/// text). Unscheduled, its flags are optimistic (the internet's route, the
-/// name not yet resolved); scheduled, they follow the name's addresses. As
-/// Apple's, any text but the empty string gives an object: text that is no
-/// host name (a URL such as `"https://example.org"`, passed by mistake) gives
-/// one whose lookup fails, so its flags are empty (not reachable), scheduled
-/// or not. nil, with `kSCStatusInvalidArgument`, for the empty string.
+/// Makes a reachability object for a host. Unscheduled, its flags are
+/// optimistic (the internet's route, the name not yet resolved); scheduled,
+/// they follow the name's addresses. As Apple's, any text but the empty
+/// string gives an object: text that is no host name (a URL such as
+/// `"https://example.org"`, passed by mistake) gives one whose lookup fails,
+/// so its flags are empty (not reachable), scheduled or not.
+///
+/// - Parameters:
+///   - allocator: Ignored; pass nil.
+///   - nodename: A host name, or an address in text.
+/// - Returns: The object; nil, with ``kSCStatusInvalidArgument``, for the
+///   empty string.
 public func SCNetworkReachabilityCreateWithName(_ allocator: CFAllocator?, _ nodename: UnsafePointer<CChar>) -> SCNetworkReachability? {
     let text = String(cString: nodename)
     guard !text.isEmpty else {
@@ -423,8 +439,14 @@ public func SCNetworkReachabilityCreateWithName(_ allocator: CFAllocator?, _ nod
     }
 }
 
-/// Whether `target` is reachable now, in `flags`. False, with
-/// `kSCStatusReachabilityUnknown`, when the kernel cannot be asked.
+/// Reads a reachability object's flags now: whether its target is reachable,
+/// and how.
+///
+/// - Parameters:
+///   - target: The reachability object.
+///   - flags: Where the flags are written.
+/// - Returns: `true` when `flags` holds the flags; `false`, with
+///   ``kSCStatusReachabilityUnknown``, when the kernel cannot be asked.
 @discardableResult
 public func SCNetworkReachabilityGetFlags(_ target: SCNetworkReachability,
                                           _ flags: UnsafeMutablePointer<SCNetworkReachabilityFlags>) -> Bool {
@@ -437,11 +459,17 @@ public func SCNetworkReachabilityGetFlags(_ target: SCNetworkReachability,
     }
 }
 
-/// Sets the callback a scheduled `target` calls and its context (nil
-/// removes both). The context's `retain` is called on its `info` now, and
-/// `release` when it is replaced and when `target` is destroyed; each
-/// callout (the callback, `copyDescription`) holds a reference of its own,
-/// retained before it and released after it, as on Apple's platforms.
+/// Sets the callback a scheduled object calls, and its context. The
+/// context's `retain` is called on its `info` now, and `release` when it is
+/// replaced and when `target` is destroyed; each callout (the callback,
+/// `copyDescription`) holds a reference of its own, retained before it and
+/// released after it, as on Apple's platforms.
+///
+/// - Parameters:
+///   - target: The reachability object.
+///   - callout: The callback; nil removes the callback and the context.
+///   - context: What the callback is given with the flags; nil for none.
+/// - Returns: `true`: on Linux setting the callback always succeeds.
 @discardableResult
 public func SCNetworkReachabilitySetCallback(_ target: SCNetworkReachability, _ callout: SCNetworkReachabilityCallBack?,
                                              _ context: UnsafeMutablePointer<SCNetworkReachabilityContext>?) -> Bool {
@@ -449,9 +477,13 @@ public func SCNetworkReachabilitySetCallback(_ target: SCNetworkReachability, _ 
     return true
 }
 
-/// Schedules `target` on `queue` (its callback runs there), or unschedules it
-/// (nil). False when it is scheduled on a run loop, or the kernel cannot be
-/// watched.
+/// Schedules a reachability object on a Dispatch queue, or unschedules it.
+///
+/// - Parameters:
+///   - target: The reachability object.
+///   - queue: The queue its callback runs on; nil unschedules it.
+/// - Returns: `false` when it is scheduled on a run loop, or the kernel cannot
+///   be watched.
 @discardableResult
 public func SCNetworkReachabilitySetDispatchQueue(_ target: SCNetworkReachability, _ queue: DispatchQueue?) -> Bool {
     guard let queue else {
@@ -461,11 +493,17 @@ public func SCNetworkReachabilitySetDispatchQueue(_ target: SCNetworkReachabilit
     return target.schedule(.queue(queue))
 }
 
-/// Schedules `target` on a CoreFoundation run loop (the callback runs when
-/// that run loop runs in `runLoopMode`: `RunLoop.current.run()` or
-/// `CFRunLoopRun()`). `kCFRunLoopDefaultMode` and `kCFRunLoopCommonModes`
-/// are CoreFoundation's on Linux, optional there, so this takes an optional
-/// mode (nil: the default mode).
+/// Schedules a reachability object on a CoreFoundation run loop.
+/// `kCFRunLoopDefaultMode` and `kCFRunLoopCommonModes` are CoreFoundation's
+/// on Linux, optional there, so this takes an optional mode.
+///
+/// - Parameters:
+///   - target: The reachability object.
+///   - runLoop: The run loop; the callback runs when it runs in
+///     `runLoopMode` (`RunLoop.current.run()` or `CFRunLoopRun()`).
+///   - runLoopMode: The mode; nil for the default mode.
+/// - Returns: `false` when the object is scheduled elsewhere already, or the
+///   kernel cannot be watched.
 @discardableResult
 public func SCNetworkReachabilityScheduleWithRunLoop(_ target: SCNetworkReachability, _ runLoop: CFRunLoop,
                                                      _ runLoopMode: CFRunLoopMode?) -> Bool {
@@ -473,16 +511,31 @@ public func SCNetworkReachabilityScheduleWithRunLoop(_ target: SCNetworkReachabi
     return target.schedule(.runLoop(runLoop, mode))
 }
 
-/// The same, with the mode as Foundation names it:
-/// `RunLoop.Mode.default.rawValue as CFString` (here `CFString` is `NSString`).
+/// Schedules a reachability object on a CoreFoundation run loop, with the
+/// mode as Foundation names it: `RunLoop.Mode.default.rawValue as CFString`
+/// (here ``CFString`` is `NSString`).
+///
+/// - Parameters:
+///   - target: The reachability object.
+///   - runLoop: The run loop; the callback runs when it runs in `runLoopMode`.
+///   - runLoopMode: The mode's name.
+/// - Returns: `false` when the object is scheduled elsewhere already, or the
+///   kernel cannot be watched.
 @discardableResult
 public func SCNetworkReachabilityScheduleWithRunLoop(_ target: SCNetworkReachability, _ runLoop: CFRunLoop,
                                                      _ runLoopMode: CFString) -> Bool {
     SCNetworkReachabilityScheduleWithRunLoop(target, runLoop, RunLoopModes.mode(runLoopMode))
 }
 
-/// Unschedules `target` from the run loop it was scheduled on with
-/// `SCNetworkReachabilityScheduleWithRunLoop`. False when it is not scheduled there.
+/// Unschedules a reachability object from the run loop it was scheduled on with
+/// ``SCNetworkReachabilityScheduleWithRunLoop(_:_:_:)-(_,_,CFRunLoopMode?)``.
+///
+/// - Parameters:
+///   - target: The reachability object.
+///   - runLoop: The run loop it was scheduled on.
+///   - runLoopMode: The mode it was scheduled in; nil for the default mode.
+/// - Returns: `false`, with ``kSCStatusInvalidArgument``, when it is not
+///   scheduled there.
 @discardableResult
 public func SCNetworkReachabilityUnscheduleFromRunLoop(_ target: SCNetworkReachability, _ runLoop: CFRunLoop,
                                                        _ runLoopMode: CFRunLoopMode?) -> Bool {
@@ -493,7 +546,15 @@ public func SCNetworkReachabilityUnscheduleFromRunLoop(_ target: SCNetworkReacha
     return target.unschedule()
 }
 
-/// The same, with the mode as Foundation names it.
+/// Unschedules a reachability object from a run loop, with the mode as
+/// Foundation names it.
+///
+/// - Parameters:
+///   - target: The reachability object.
+///   - runLoop: The run loop it was scheduled on.
+///   - runLoopMode: The name of the mode it was scheduled in.
+/// - Returns: `false`, with ``kSCStatusInvalidArgument``, when it is not
+///   scheduled there.
 @discardableResult
 public func SCNetworkReachabilityUnscheduleFromRunLoop(_ target: SCNetworkReachability, _ runLoop: CFRunLoop,
                                                        _ runLoopMode: CFString) -> Bool {
@@ -528,6 +589,8 @@ extension RunLoop {
     /// Linux's Foundation has this method, but not public: this one reads the
     /// run loop's CoreFoundation object by reflection, and gives the calling
     /// thread's run loop if a Foundation version stores it elsewhere.
+    ///
+    /// - Returns: The CoreFoundation run loop under this run loop.
     public func getCFRunLoop() -> CFRunLoop {
         for child in Mirror(reflecting: self).children where child.label == "_cfRunLoopStorage" {
             if let object = (child.value as? AnyObject?) ?? nil { return unsafeBitCast(object, to: CFRunLoop.self) }

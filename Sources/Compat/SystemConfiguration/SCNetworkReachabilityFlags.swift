@@ -4,7 +4,7 @@
 
 import LinuxReachability
 
-/// The flags of `SCNetworkReachabilityGetFlags` and of the callback, with the
+/// The flags of ``SCNetworkReachabilityGetFlags(_:_:)`` and of the callback, with the
 /// bit values of Apple's `SCNetworkReachabilityFlags` (`kSCNetworkReachabilityFlags…`).
 ///
 /// On Linux each bit is a kernel fact: README, "Porting from iOS", and the
@@ -59,6 +59,8 @@ public struct SCNetworkReachabilityFlags: OptionSet, Sendable {
     public static let connectionAutomatic = connectionOnTraffic
 
     /// The engine's flags as SystemConfiguration's (the same bits).
+    ///
+    /// - Parameter flags: The engine's flags.
     public init(_ flags: ReachabilityFlags) { rawValue = flags.rawValue }
 
     /// SystemConfiguration's flags as the engine's.

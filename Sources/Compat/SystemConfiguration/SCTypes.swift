@@ -12,7 +12,7 @@ import Foundation
 /// same code still compiles (PortedCodeTests has such a file).
 public typealias CFString = NSString
 
-/// What `SCNetworkReachabilitySetCallback` keeps with the callback, as
+/// What ``SCNetworkReachabilitySetCallback(_:_:_:)`` keeps with the callback, as
 /// CoreFoundation does: `retain` is called on `info` when the context is set
 /// (the callback then gets what it returned), `release` when the context is
 /// replaced and when the reachability object is destroyed, and
@@ -29,7 +29,7 @@ public struct SCNetworkReachabilityContext {
     /// Your own pointer, handed to the callback (as `retain` returned it, when
     /// there is one). This module never reads what it points to.
     public var info: UnsafeMutableRawPointer?
-    /// Called on `info` when `SCNetworkReachabilitySetCallback` stores the
+    /// Called on `info` when ``SCNetworkReachabilitySetCallback(_:_:_:)`` stores the
     /// context; its result is what the callback and `release` get. nil keeps
     /// `info` as it is. Also called before each callout (the callback,
     /// `copyDescription`), with `release` after it, as on Apple's platforms:
@@ -37,7 +37,7 @@ public struct SCNetworkReachabilityContext {
     public var retain: (@convention(c) (UnsafeRawPointer) -> UnsafeRawPointer)?
     /// Called on the stored `info` when the context is replaced or removed, and
     /// when the reachability object is destroyed (and after each callout, see
-    /// `retain`). nil releases nothing.
+    /// ``retain``). nil releases nothing.
     public var release: (@convention(c) (UnsafeRawPointer) -> Void)?
     /// Makes a text for `info` when the reachability object is described; the
     /// string is consumed. A Swift function type on Linux, where a C function
@@ -50,7 +50,16 @@ public struct SCNetworkReachabilityContext {
     }
 
     /// A context with every field given, as iOS code builds it before
-    /// `SCNetworkReachabilitySetCallback`.
+    /// ``SCNetworkReachabilitySetCallback(_:_:_:)``.
+    ///
+    /// - Parameters:
+    ///   - version: The structure's version: 0.
+    ///   - info: Your own pointer, handed to the callback.
+    ///   - retain: Called on `info` when the context is stored and before each
+    ///     callout; nil keeps `info` as it is.
+    ///   - release: Called when the context is replaced or removed, when the
+    ///     reachability object is destroyed, and after each callout; nil releases nothing.
+    ///   - copyDescription: Makes a text for `info` when the reachability object is described.
     public init(version: CFIndex, info: UnsafeMutableRawPointer?,
                 retain: (@convention(c) (UnsafeRawPointer) -> UnsafeRawPointer)?,
                 release: (@convention(c) (UnsafeRawPointer) -> Void)?,
@@ -127,11 +136,16 @@ enum SCErrorState {
     static var current: Int { Thread.current.threadDictionary[key] as? Int ?? kSCStatusOK }
 }
 
-/// The status of the calling thread's last SystemConfiguration call that failed
-/// (`kSCStatusOK` when none did).
+/// The status of the calling thread's last SystemConfiguration call that failed.
+///
+/// - Returns: A `kSCStatus…` value; ``kSCStatusOK`` when no call failed.
 public func SCError() -> Int32 { Int32(truncatingIfNeeded: SCErrorState.current) }
 
-/// A message for a status `SCError()` gave.
+/// A message for a status.
+///
+/// - Parameter status: A status ``SCError()`` gave.
+/// - Returns: The message, in static storage (never freed); `strerror`'s for
+///   a status this module does not set.
 public func SCErrorString(_ status: Int32) -> UnsafePointer<CChar> {
     switch Int(status) {
     case kSCStatusOK: return SCErrorMessages.ok

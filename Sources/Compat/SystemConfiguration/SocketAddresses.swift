@@ -80,7 +80,14 @@ extension IPAddress {
 // The length is ignored (Linux has no such field; see `sin_len`).
 
 extension sockaddr_in {
-    /// Darwin's memberwise initialiser: `sin_len` is ignored, the rest set as given.
+    /// Darwin's memberwise initialiser.
+    ///
+    /// - Parameters:
+    ///   - sin_len: Ignored: Linux has no such field.
+    ///   - sin_family: The address family, `AF_INET`.
+    ///   - sin_port: The port, in network byte order.
+    ///   - sin_addr: The IPv4 address.
+    ///   - sin_zero: Padding.
     public init(sin_len: UInt8, sin_family: sa_family_t, sin_port: in_port_t, sin_addr: in_addr,
                 sin_zero: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) {
         self.init(sin_family: sin_family, sin_port: sin_port, sin_addr: sin_addr, sin_zero: sin_zero)
@@ -88,7 +95,15 @@ extension sockaddr_in {
 }
 
 extension sockaddr_in6 {
-    /// Darwin's memberwise initialiser: `sin6_len` is ignored, the rest set as given.
+    /// Darwin's memberwise initialiser.
+    ///
+    /// - Parameters:
+    ///   - sin6_len: Ignored: Linux has no such field.
+    ///   - sin6_family: The address family, `AF_INET6`.
+    ///   - sin6_port: The port, in network byte order.
+    ///   - sin6_flowinfo: The flow information.
+    ///   - sin6_addr: The IPv6 address.
+    ///   - sin6_scope_id: The scope (the interface index of a link-local address).
     public init(sin6_len: UInt8, sin6_family: sa_family_t, sin6_port: in_port_t, sin6_flowinfo: UInt32,
                 sin6_addr: in6_addr, sin6_scope_id: UInt32) {
         self.init(sin6_family: sin6_family, sin6_port: sin6_port, sin6_flowinfo: sin6_flowinfo, sin6_addr: sin6_addr,

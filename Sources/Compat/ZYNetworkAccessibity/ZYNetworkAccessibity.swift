@@ -17,7 +17,7 @@ public enum ZYNetworkAccessibleState: UInt, Sendable {
     case checking = 0
     /// The original's answer when cellular data is restricted but it can find
     /// neither Wi-Fi nor cellular. Never given on Linux: a restricted state
-    /// always has a WWAN link here, and a box without one is `.accessible`.
+    /// always has a WWAN link here, and a box without one is ``accessible``.
     case unknown = 1
     /// The app may use the network (not: the network works).
     case accessible = 2
@@ -25,8 +25,8 @@ public enum ZYNetworkAccessibleState: UInt, Sendable {
     case restricted = 3
 }
 
-/// The block `setStateDidUpdateNotifier(_:)` takes; it is called on the main
-/// queue with each new state.
+/// The block ``ZYNetworkAccessibity/ZYNetworkAccessibity/setStateDidUpdateNotifier(_:)``
+/// takes; it is called on the main queue with each new state.
 public typealias NetworkAccessibleStateNotifier = (ZYNetworkAccessibleState) -> Void
 
 extension Notification.Name {
@@ -44,14 +44,15 @@ extension Notification.Name {
 /// original retries every 0.1 s while the cellular state is unknown, which
 /// on a phone lasts a moment; on Linux "unknown" means the box has no WWAN
 /// link at all, a fact that lasts: nothing can refuse this process cellular
-/// data, so the state is `.accessible` (ZY's accessible is a permission, not
+/// data, so the state is ``ZYNetworkAccessibleState/accessible`` (ZY's accessible is a permission, not
 /// connectivity), and nothing polls.
 ///
 /// Changes arrive on the main queue (run it: `dispatchMain()` or
 /// `RunLoop.main.run()`): the notifier is called and
 /// `ZYNetworkAccessibityChanged` (and `ZYNetworkAccessibilityChanged`) posted
-/// only when the state changes. `stop()` returns the state to `.checking`.
-/// `setAlertEnable(true)` cannot show iOS's alert (a Linux box has no
+/// only when the state changes. ``stop()`` returns the state to
+/// ``ZYNetworkAccessibleState/checking``. `setAlertEnable(true)` cannot show
+/// iOS's alert (a Linux box has no
 /// screen): each time the state becomes restricted it writes one line to
 /// standard error instead. The original's first-run delay (it waits for the
 /// app to be active) has no meaning here and is not kept.
@@ -72,18 +73,26 @@ open class ZYNetworkAccessibity: NSObject, @unchecked Sendable {
     /// Starts checking; the first state follows at once, on the main queue.
     open class func start() { shared.start() }
 
-    /// Stops checking; the state is `.checking` again.
+    /// Stops checking; the state is ``ZYNetworkAccessibleState/checking`` again.
     open class func stop() { shared.stop() }
 
-    /// On Linux: one line on standard error each time the state becomes restricted.
+    /// Turns the original's alert on or off. On Linux there is no alert: one
+    /// line on standard error each time the state becomes restricted.
+    ///
+    /// - Parameter setAlertEnable: Whether to write the line.
     open class func setAlertEnable(_ setAlertEnable: Bool) { shared.lock.withLock { shared.alertEnabled = setAlertEnable } }
 
-    /// The block called (on the main queue) with each new state. Setting it checks nothing.
+    /// Sets the block called with each new state. Setting it checks nothing.
+    ///
+    /// - Parameter block: Called on the main queue with each new state; nil removes it.
     open class func setStateDidUpdateNotifier(_ block: NetworkAccessibleStateNotifier!) {
         shared.lock.withLock { shared.notifier = block }
     }
 
-    /// The last state (`.checking` before `start()` and after `stop()`).
+    /// The last state.
+    ///
+    /// - Returns: The last state given; ``ZYNetworkAccessibleState/checking``
+    ///   before ``start()`` and after ``stop()``.
     open class func currentState() -> ZYNetworkAccessibleState { shared.lock.withLock { shared.state } }
 
     /// For a test: runs between `start`'s scheduling (of the object given) and

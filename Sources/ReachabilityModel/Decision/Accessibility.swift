@@ -40,10 +40,17 @@ public enum Accessibility: Hashable, Sendable, CustomStringConvertible {
     /// (Not "not evaluated yet": that is ``ReachabilityStatus/unknown``.)
     case noNetwork
 
-    /// The decision, in this order: a prohibit route restricts; without a
-    /// usable network the answer is `noNetwork`; WWAN refused by policy
-    /// restricts; a captive portal is captive; a failed probe restricts;
-    /// otherwise accessible (a route with no probe counts as accessible).
+    /// Whether this process can use the network a destination's route leads
+    /// to, decided in this order: a prohibit route restricts; without a
+    /// usable network the answer is ``noNetwork``; WWAN refused by policy
+    /// restricts; a captive portal is ``captive``; a failed probe restricts;
+    /// otherwise ``accessible`` (a route with no probe counts as accessible).
+    ///
+    /// - Parameters:
+    ///   - verdict: What the FIB said about the destination, nil when it is not known.
+    ///   - flags: The destination's flags, with the policy's part applied.
+    ///   - allowsWWAN: Whether the policy allows WWAN (``ReachabilityPolicy/allowsWWAN``).
+    ///   - probe: What an active probe said, or ``ProbeVerdict/notProbed``.
     @inlinable @inline(__always)
     public init(verdict: RouteVerdict?, flags: ReachabilityFlags, allowsWWAN: Bool, probe: ProbeVerdict) {
         // Pattern matches, not `==`: enums with raw values would compare

@@ -33,7 +33,8 @@ public enum RadioTechnology: String, Hashable, Sendable, CaseIterable {
     /// 5G NR standalone, or a modem that says only `NR` or `5G`.
     case nr
 
-    /// The generation of this technology, which picks the mask's `wwan2G` ... `wwan5G` bit.
+    /// The generation of this technology, which picks the mask's
+    /// ``ReachabilityMask/wwan2G`` ... ``ReachabilityMask/wwan5G`` bit.
     public var generation: RadioGeneration {
         switch self {
         case .gsm, .gprs, .edge, .cdma1x: return .g2
@@ -43,8 +44,11 @@ public enum RadioTechnology: String, Hashable, Sendable, CaseIterable {
         }
     }
 
-    /// Case-insensitive, as modems print it: `GPRS`, `EDGE`, `UMTS`, `HSPA+`,
-    /// `LTE`, `NR5G`, `5GNR`, `NR` ... nil for anything else.
+    /// The technology a modem names, case-insensitive and with spaces,
+    /// hyphens and underscores ignored; nil for a name it does not know.
+    ///
+    /// - Parameter text: The name as modems print it: `GPRS`, `EDGE`, `UMTS`,
+    ///   `HSPA+`, `LTE`, `NR5G`, `5GNR`, `NR` ...
     public init?(parsing text: String) {
         switch text.asciiFolded(dropping: [UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "_")]) {
         case "gsm": self = .gsm
@@ -103,7 +107,15 @@ public struct ReachabilityMask: OptionSet, Hashable, Sendable, CustomStringConve
     /// Usable: every bit of a reachable answer, whatever the kind of link.
     public static let reachable: ReachabilityMask = [.wifi, .wired, .reachableWWAN, .other]
 
-    /// The situation of an answer with these flags over a link of `kind`.
+    /// The situation of an answer with these flags over a link of this kind.
+    ///
+    /// - Parameters:
+    ///   - flags: The answer's flags, with the policy's part applied.
+    ///   - kind: The kind of the output link.
+    ///   - allowsWWAN: Whether the policy allows WWAN; when it does not, a WWAN
+    ///     answer is ``wwanRefused``.
+    ///   - radio: The generation of a WWAN link's radio, nil when nobody has
+    ///     set it (``wwanUnknownGeneration``).
     @inlinable @inline(__always)
     public init(flags: ReachabilityFlags, kind: InterfaceKind, allowsWWAN: Bool, radio: RadioGeneration?) {
         // Raw bits rather than the static masks: inlined into another module,
@@ -132,7 +144,7 @@ public struct ReachabilityMask: OptionSet, Hashable, Sendable, CustomStringConve
         ]
         // Joined by hand: `joined(separator:)` is generic over the collection,
         // and its first call looks a conformance up at run time (a scan of
-        // every conformance in the program: `reach check`'s start-up, issue 41).
+        // every conformance in the program, in `reach check`'s start-up).
         var text = ""
         for (mask, name) in names where contains(mask) {
             if !text.isEmpty { text += "|" }

@@ -9,9 +9,10 @@ public struct ReachabilityPolicy: Hashable, Sendable {
     /// Whether WWAN (cellular) may be used at all.
     public var allowsWWAN: Bool
     /// Interfaces (globs) brought up on demand, e.g. a dial-up modem: a route
-    /// over one whose link is down gets `connectionOnDemand`.
+    /// over one whose link is down gets ``ReachabilityFlags/connectionOnDemand``.
     public var onDemandInterfaces: [String]
-    /// Interfaces (globs) brought up by traffic (dial on traffic): `connectionOnTraffic`.
+    /// Interfaces (globs) brought up by traffic (dial on traffic):
+    /// ``ReachabilityFlags/connectionOnTraffic``.
     public var onTrafficInterfaces: [String]
     /// Interfaces (globs) that cost money per byte, besides every WWAN link.
     public var meteredInterfaces: [String]
@@ -19,7 +20,7 @@ public struct ReachabilityPolicy: Hashable, Sendable {
     /// Device paths or globs of modems the kernel cannot name as such
     /// (`/dev/ttyACM0`, a modem behind a generic USB serial driver): a PPP link
     /// is WWAN when a modem is present and no PPPoE/L2TP session exists
-    /// (`InterfaceKind`, "PPP links").
+    /// (``InterfaceKind``, "PPP links").
     public var modemDevices: [String]
     /// Interfaces (globs) the application should use sparingly, like Low Data
     /// Mode: NWPath's `isConstrained`.
@@ -27,6 +28,14 @@ public struct ReachabilityPolicy: Hashable, Sendable {
 
     /// A policy from its parts. The defaults allow WWAN and list no interface
     /// and no modem, so the kernel's answer stands as it is.
+    ///
+    /// - Parameters:
+    ///   - allowsWWAN: Whether WWAN (cellular) may be used at all.
+    ///   - onDemandInterfaces: Interfaces (globs) brought up on demand.
+    ///   - onTrafficInterfaces: Interfaces (globs) brought up by traffic.
+    ///   - meteredInterfaces: Interfaces (globs) that cost money per byte, besides every WWAN link.
+    ///   - modemDevices: Device paths or globs of modems the kernel cannot name as such.
+    ///   - constrainedInterfaces: Interfaces (globs) the application should use sparingly.
     public init(allowsWWAN: Bool = true, onDemandInterfaces: [String] = [], onTrafficInterfaces: [String] = [],
                 meteredInterfaces: [String] = [], modemDevices: [String] = [], constrainedInterfaces: [String] = []) {
         self.allowsWWAN = allowsWWAN
@@ -43,9 +52,16 @@ public struct ReachabilityPolicy: Hashable, Sendable {
         return patterns.contains { Glob.matches($0, name) }
     }
 
-    /// The flags with the policy's part added: `connectionOnDemand` /
-    /// `connectionOnTraffic` when a connection is required over an interface
-    /// configured so (Architecture.md, "Kernel state → flags").
+    /// The flags with the policy's part added:
+    /// ``ReachabilityFlags/connectionOnDemand`` or
+    /// ``ReachabilityFlags/connectionOnTraffic`` when a connection is required
+    /// over an interface configured so (Architecture.md, "Kernel state → flags").
+    ///
+    /// - Parameters:
+    ///   - flags: The kernel's flags for a destination.
+    ///   - interface: The name of the output interface, nil when there is none.
+    /// - Returns: `flags` with the policy's bits added; `flags` unchanged when
+    ///   it lacks ``ReachabilityFlags/connectionRequired``.
     public func flags(_ flags: ReachabilityFlags, interface: String?) -> ReachabilityFlags {
         guard flags.contains(.connectionRequired) else { return flags }
         var result = flags
@@ -55,9 +71,19 @@ public struct ReachabilityPolicy: Hashable, Sendable {
     }
 
     /// NWPath's `isConstrained`: over an interface marked constrained.
+    ///
+    /// - Parameter interface: The name of the output interface, nil when there is none.
+    /// - Returns: Whether `interface` matches one of ``constrainedInterfaces``.
     public func isConstrained(interface: String?) -> Bool { Self.matches(constrainedInterfaces, interface) }
 
     /// NWPath's `isExpensive`: over WWAN, or over an interface marked metered.
+    ///
+    /// - Parameters:
+    ///   - flags: The destination's flags.
+    ///   - kind: The output interface's kind, nil when there is none.
+    ///   - interface: The name of the output interface, nil when there is none.
+    /// - Returns: Whether `flags` has ``ReachabilityFlags/isWWAN``, `kind` is
+    ///   ``InterfaceKind/wwan``, or `interface` matches one of ``meteredInterfaces``.
     public func isExpensive(flags: ReachabilityFlags, kind: InterfaceKind?, interface: String?) -> Bool {
         flags.contains(.isWWAN) || kind == .wwan || Self.matches(meteredInterfaces, interface)
     }
@@ -73,11 +99,17 @@ public enum UnsatisfiedReason: String, Hashable, Sendable, CaseIterable {
     case wwanRefused
     /// The link needs authentication or a captive portal's consent: a routed
     /// path with `interventionRequired`, whatever its source (a dormant link,
-    /// a captive portal found by validation; see `PathStatus`).
+    /// a captive portal found by validation; see ``PathStatus``).
     case interventionRequired
 
-    /// nil when the path is satisfied (or can be, automatically): exactly
-    /// when `PathStatus` is not `unsatisfied`.
+    /// Why a path is not satisfied; nil when it is satisfied (or can be,
+    /// automatically): exactly when ``PathStatus`` is not
+    /// ``PathStatus/unsatisfied``.
+    ///
+    /// - Parameters:
+    ///   - verdict: What the FIB said about the destination, nil when it is not known.
+    ///   - flags: The destination's flags.
+    ///   - allowsWWAN: Whether the policy allows WWAN.
     public init?(verdict: RouteVerdict?, flags: ReachabilityFlags, allowsWWAN: Bool) {
         if verdict == .prohibit {
             self = .prohibited

@@ -40,11 +40,16 @@ public enum ReachabilityStatus: Hashable, Sendable, CustomStringConvertible {
     /// administratively down, a connection that needs the user), or the only
     /// way out is WWAN and the policy refuses it.
     case notReachable
-    /// Reachable over a link of this kind (`.wwan` whenever `isWWAN` is set).
+    /// Reachable over a link of this kind (``InterfaceKind/wwan`` whenever
+    /// ``ReachabilityFlags/isWWAN`` is set).
     case reachable(InterfaceKind)
 
-    /// The status for these flags; `kind` is the output interface's kind, used
-    /// when the flags say reachable but not WWAN.
+    /// The status for these flags.
+    ///
+    /// - Parameters:
+    ///   - flags: The destination's flags.
+    ///   - kind: The output interface's kind, used when the flags say reachable
+    ///     but not WWAN.
     @inlinable @inline(__always)
     public init(flags: ReachabilityFlags, kind: InterfaceKind) {
         guard flags.isNetworkReachable else { self = .notReachable; return }
@@ -65,19 +70,22 @@ public enum ReachabilityStatus: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The three states of Apple's Reachability sample (and of the seeds that
-/// copied it). As there, `reachableViaWiFi` means any link that is not WWAN.
+/// copied it). As there, ``reachableViaWiFi`` means any link that is not WWAN.
 public enum NetworkStatus: String, Hashable, Sendable {
     /// The flags fail the AFNetworking rule: no usable route, a link that is
     /// administratively down, or a connection that needs the user.
     case notReachable
     /// Reachable over any link that is not WWAN: Wi-Fi, wired, tunnel, loopback or other.
     case reachableViaWiFi
-    /// Reachable with `isWWAN` set; kept when the policy refuses WWAN, as the
+    /// Reachable with ``ReachabilityFlags/isWWAN`` set; kept when the policy refuses WWAN, as the
     /// kernel still routes there.
     case reachableViaWWAN
 
-    /// The state for these flags: reachable by the AFNetworking rule, then
-    /// WWAN or not by `isWWAN`.
+    /// The state for these flags: reachable by the AFNetworking rule
+    /// (``ReachabilityFlags/isNetworkReachable``), then WWAN or not by
+    /// ``ReachabilityFlags/isWWAN``.
+    ///
+    /// - Parameter flags: The destination's flags.
     @inlinable @inline(__always)
     public init(flags: ReachabilityFlags) {
         guard flags.isNetworkReachable else { self = .notReachable; return }
@@ -86,16 +94,17 @@ public enum NetworkStatus: String, Hashable, Sendable {
 }
 
 /// The NWPath-style view, after Apple's `NWPath.Status`:
-/// - `satisfied`: reachable, no connection required, no intervention required;
-/// - `requiresConnection` ("establishing a new connection may activate the
+/// - ``satisfied``: reachable, no connection required, no intervention required;
+/// - ``requiresConnection`` ("establishing a new connection may activate the
 ///   path"): the route exists and its link comes up by itself, on demand or
-///   on traffic (`connectionRequired` with `connectionOnDemand` or
-///   `connectionOnTraffic`), with no intervention required;
-/// - `unsatisfied` otherwise. Intervention required is always `unsatisfied`,
+///   on traffic (``ReachabilityFlags/connectionRequired`` with
+///   ``ReachabilityFlags/connectionOnDemand`` or
+///   ``ReachabilityFlags/connectionOnTraffic``), with no intervention required;
+/// - ``unsatisfied`` otherwise. Intervention required is always `unsatisfied`,
 ///   whatever its source — a dormant link (`connectionRequired` too) or a
 ///   captive portal found by validation (a routed path): no new connection
-///   activates it, the user must act. `UnsatisfiedReason` says
-///   `interventionRequired` for both. (`ReachabilityStatus` keeps the
+///   activates it, the user must act. ``UnsatisfiedReason`` says
+///   ``UnsatisfiedReason/interventionRequired`` for both. (``ReachabilityStatus`` keeps the
 ///   published flag rule, in which intervention matters only when a
 ///   connection is required: a captive portal's path is reachable there.)
 public enum PathStatus: String, Hashable, Sendable {
@@ -110,6 +119,8 @@ public enum PathStatus: String, Hashable, Sendable {
 
     /// The path status for these flags, by the rule above (the WWAN switch is
     /// applied by the evaluator, not here).
+    ///
+    /// - Parameter flags: The destination's flags.
     @inlinable @inline(__always)
     public init(flags: ReachabilityFlags) {
         switch (pathStatusTable >> (2 * UInt64(ruleIndex(flags)))) & 3 {

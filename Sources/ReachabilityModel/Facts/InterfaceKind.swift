@@ -43,8 +43,18 @@ public struct InterfaceFacts: Hashable, Sendable {
     /// For a PPP link (ARPHRD_PPP): what the kernel shows of its possible carriers.
     public var ppp: PPPFacts?
 
-    /// Facts for the interface `name`; a fact not given is absent (no flags,
+    /// Facts for one interface; a fact not given is absent (no flags,
     /// hardware type 0, nothing from sysfs, not PPP).
+    ///
+    /// - Parameters:
+    ///   - name: The interface's name (`IFLA_IFNAME`).
+    ///   - rawFlags: `ifi_flags` (`IFF_*`).
+    ///   - hardwareType: The hardware type, `ARPHRD_*` (`ifi_type`).
+    ///   - linkKind: The driver's link kind (`IFLA_INFO_KIND`), nil for a plain device.
+    ///   - deviceType: `DEVTYPE=` of /sys/class/net/NAME/uevent, nil when it has none.
+    ///   - isWireless: Whether /sys/class/net/NAME/wireless or phy80211 exists.
+    ///   - driver: The basename of /sys/class/net/NAME/device/driver, nil when there is none.
+    ///   - ppp: For a PPP link, what the kernel shows of its possible carriers; nil otherwise.
     public init(name: String, rawFlags: UInt32 = 0, hardwareType: UInt16 = 0, linkKind: String? = nil,
                 deviceType: String? = nil, isWireless: Bool = false, driver: String? = nil, ppp: PPPFacts? = nil) {
         self.name = name; self.rawFlags = rawFlags; self.hardwareType = hardwareType; self.linkKind = linkKind
@@ -54,7 +64,7 @@ public struct InterfaceFacts: Hashable, Sendable {
 
 /// What carries PPP links, as far as the kernel shows it. The kernel keeps no
 /// link from a ppp unit to its channel that userspace can read, so these are
-/// facts of the whole namespace and machine, and the rule (`InterfaceKind`,
+/// facts of the whole namespace and machine, and the rule (``InterfaceKind``,
 /// "PPP links") says when they decide.
 public struct PPPFacts: Hashable, Sendable {
     /// Sessions in the namespace's /proc/net/pppoe (PPP over Ethernet: DSL, fibre).
@@ -63,18 +73,24 @@ public struct PPPFacts: Hashable, Sendable {
     public var l2tpSessions: Int
     /// Modem devices present: ttys whose driver is a cellular modem's
     /// (`InterfaceKind.modemSerialDrivers`), ports under /sys/class/wwan, and
-    /// existing devices the policy declares as modems (`modemDevices`).
+    /// existing devices the policy declares as modems
+    /// (``ReachabilityPolicy/modemDevices``).
     public var modems: [String]
 
     /// The carriers' facts; the defaults are a namespace with no PPPoX session
     /// on a machine with no modem.
+    ///
+    /// - Parameters:
+    ///   - pppoeSessions: Sessions in the namespace's /proc/net/pppoe.
+    ///   - l2tpSessions: Sessions in the namespace's /proc/net/pppol2tp.
+    ///   - modems: The modem devices present.
     public init(pppoeSessions: Int = 0, l2tpSessions: Int = 0, modems: [String] = []) {
         self.pppoeSessions = pppoeSessions; self.l2tpSessions = l2tpSessions; self.modems = modems
     }
 }
 
-/// One user rule: interfaces whose name matches `pattern` (a shell glob, as
-/// `Glob` reads it: fnmatch(3) without flags) are of `kind`, whatever the kernel facts say.
+/// One user rule: interfaces whose name matches its pattern (a shell glob, as
+/// ``Glob`` reads it: fnmatch(3) without flags) are of its kind, whatever the kernel facts say.
 public struct InterfaceKindOverride: Hashable, Sendable, CustomStringConvertible {
     /// The shell glob an interface's name must match (fnmatch(3) without flags).
     public let pattern: String
@@ -95,7 +111,11 @@ public struct InterfaceKindOverride: Hashable, Sendable, CustomStringConvertible
         return nil
     }
 
-    /// Whether `name` matches `pattern`, as fnmatch(3) without flags would answer.
+    /// Whether an interface's name matches the rule's pattern.
+    ///
+    /// - Parameter name: An interface's name.
+    /// - Returns: Whether `name` matches ``pattern``, as fnmatch(3) without
+    ///   flags would answer.
     public func matches(_ name: String) -> Bool { Glob.matches(pattern, name) }
 
     public var description: String { "\(pattern)=\(kind.rawValue)" }
@@ -139,9 +159,14 @@ extension InterfaceKind {
     package static let hardwareTypePPP: UInt16 = 512       // ARPHRD_PPP
 
     /// The kind of an interface: the first override that matches its name wins;
-    /// else an interface a modem daemon says a modem owns (`ownedByModem`) is
-    /// WWAN; else, in this order, loopback, PPP (by its own rule), WWAN, Wi-Fi,
-    /// tunnel, wired, other (Architecture.md, "Interface kind").
+    /// else an interface a modem daemon says a modem owns is WWAN; else, in
+    /// this order, loopback, PPP (by its own rule), WWAN, Wi-Fi, tunnel, wired,
+    /// other (Architecture.md, "Interface kind").
+    ///
+    /// - Parameters:
+    ///   - facts: What netlink and sysfs say about the interface.
+    ///   - overrides: The user's rules by interface name; the first that matches decides.
+    ///   - ownedByModem: Whether a modem daemon (ModemManager) says a modem owns the interface.
     public init(facts: InterfaceFacts, overrides: [InterfaceKindOverride] = [], ownedByModem: Bool = false) {
         #if REACH_NO_MODEM_FACTS
         let ownedByModem = false   // a firmware build follows no modem daemon

@@ -16,12 +16,15 @@ public enum OperState: String, Hashable, Sendable {
     /// `IF_OPER_TESTING` (4): in a test mode, not passing normal traffic.
     case testing
     /// `IF_OPER_DORMANT` (5): the lower layer is up but waits for an event,
-    /// typically 802.1X or WPA authentication; gives `interventionRequired`.
+    /// typically 802.1X or WPA authentication; gives
+    /// ``ReachabilityFlags/interventionRequired``.
     case dormant
     /// `IF_OPER_UP` (6): ready to carry packets.
     case up
 
     /// The state for the kernel's `IF_OPER_*` value (`IFLA_OPERSTATE`).
+    ///
+    /// - Parameter raw: The value of `IFLA_OPERSTATE`; one not listed here gives ``unknown``.
     public init(ifOperState raw: UInt8) {
         switch raw {
         case 1: self = .notPresent
@@ -56,6 +59,16 @@ public struct LinkState: Hashable, Sendable {
 
     /// A link's state from its facts, as the core reads them from `RTM_NEWLINK`
     /// or a test states them; by default a plain device, MTU 1500, no carrier attribute.
+    ///
+    /// - Parameters:
+    ///   - index: The interface index (`ifi_index`).
+    ///   - name: The interface's name (`IFLA_IFNAME`).
+    ///   - rawFlags: `ifi_flags` (`IFF_*`; ``LinkFlags`` names those the decisions read).
+    ///   - operState: The operational state (`IFLA_OPERSTATE`).
+    ///   - hardwareType: The hardware type, `ARPHRD_*`.
+    ///   - linkKind: The driver's link kind (`IFLA_INFO_KIND`), nil for a plain device.
+    ///   - mtu: The largest packet the link carries, in bytes; 0 when the kernel did not say.
+    ///   - carrier: `IFLA_CARRIER`, nil when the kernel did not say.
     public init(index: Int32, name: String, rawFlags: UInt32, operState: OperState, hardwareType: UInt16,
                 linkKind: String? = nil, mtu: UInt32 = 1500, carrier: Bool? = nil) {
         self.index = index; self.name = name; self.rawFlags = rawFlags; self.operState = operState
@@ -66,7 +79,8 @@ public struct LinkState: Hashable, Sendable {
     public var isAdminUp: Bool { rawFlags & LinkFlags.up.rawValue != 0 }
     /// The lower layer signals carrier (`IFF_LOWER_UP`).
     public var hasLowerUp: Bool { rawFlags & LinkFlags.lowerUp.rawValue != 0 }
-    /// A point-to-point link (`IFF_POINTOPOINT`: ppp, tun, raw-IP WWAN), which gives `transientConnection`.
+    /// A point-to-point link (`IFF_POINTOPOINT`: ppp, tun, raw-IP WWAN), which
+    /// gives ``ReachabilityFlags/transientConnection``.
     public var isPointToPoint: Bool { rawFlags & LinkFlags.pointToPoint.rawValue != 0 }
     /// The loopback device (`IFF_LOOPBACK`).
     public var isLoopback: Bool { rawFlags & LinkFlags.loopback.rawValue != 0 }

@@ -1,9 +1,9 @@
 /// What the kernel says about reaching one destination, bit for bit the
 /// `SCNetworkReachabilityFlags` of Apple's SystemConfiguration, with the
 /// Linux meaning of each bit given by Architecture.md ("Kernel state →
-/// flags") and decided in
-/// `ReachabilityFlags.init(route:link:kind:)` (with the policy applied by
-/// `ReachabilityPolicy.flags(_:interface:)`).
+/// flags") and decided in ``init(verdict:hasGateway:link:kind:)``, which
+/// the core's `init(route:link:kind:)` calls with a route lookup's facts
+/// (with the policy applied by ``ReachabilityPolicy/flags(_:interface:)``).
 public struct ReachabilityFlags: OptionSet, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -36,7 +36,7 @@ public struct ReachabilityFlags: OptionSet, Hashable, Sendable, CustomStringConv
     /// Corresponds to `kSCNetworkReachabilityFlagsIsWWAN` (1 << 18).
     public static let isWWAN = ReachabilityFlags(rawValue: 1 << 18)
 
-    /// `connectionOnTraffic` under its older SystemConfiguration name (`kSCNetworkReachabilityFlagsConnectionAutomatic`).
+    /// ``connectionOnTraffic`` under its older SystemConfiguration name (`kSCNetworkReachabilityFlagsConnectionAutomatic`).
     public static let connectionAutomatic = connectionOnTraffic
 
     /// Every flag with its name, in raw-value order.

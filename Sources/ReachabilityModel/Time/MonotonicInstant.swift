@@ -7,10 +7,15 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
     /// Nanoseconds on `CLOCK_MONOTONIC`.
     public let nanoseconds: UInt64
 
-    /// The instant that `CLOCK_MONOTONIC` reads as `nanoseconds`.
+    /// The instant that `CLOCK_MONOTONIC` reads as this many nanoseconds.
+    ///
+    /// - Parameter nanoseconds: A reading of `CLOCK_MONOTONIC`, in nanoseconds.
     public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
 
-    /// The time from this instant to `other`: negative when `other` is earlier.
+    /// The time from this instant to another.
+    ///
+    /// - Parameter other: The instant to measure to.
+    /// - Returns: The time from this instant to `other`: negative when `other` is earlier.
     public func duration(to other: MonotonicInstant) -> Duration {
         other - self
     }

@@ -33,7 +33,13 @@ public struct TrackerScore: Hashable, Sendable {
     /// The uplink's state, as the last round left it.
     public private(set) var state: UplinkState
 
-    /// `down` and `up` must be at least 1; `initial` is `.online` or `.offline`.
+    /// A score that starts full (online) or at 0 (offline).
+    ///
+    /// - Parameters:
+    ///   - down: Failed rounds in a row that take an online uplink offline.
+    ///   - up: Good rounds in a row that bring an offline uplink online.
+    ///   - initial: The state to start in: ``UplinkState/online`` or ``UplinkState/offline``.
+    /// - Precondition: `down` and `up` are at least 1.
     public init(down: Int, up: Int, initial: UplinkState) {
         precondition(down >= 1 && up >= 1, "validated by UplinkTracker.Configuration")
         self.down = down
@@ -43,7 +49,10 @@ public struct TrackerScore: Hashable, Sendable {
         self.state = online ? .online : .offline
     }
 
-    /// Records one round; returns the new state when it changed.
+    /// Records one round of probes.
+    ///
+    /// - Parameter roundSucceeded: Whether the round succeeded.
+    /// - Returns: The new state when the round changed it, nil otherwise.
     @discardableResult
     public mutating func record(roundSucceeded: Bool) -> UplinkState? {
         let before = state

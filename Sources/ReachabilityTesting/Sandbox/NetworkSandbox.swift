@@ -1,4 +1,4 @@
-// NetworkSandbox: a real-kernel test network (issue 31, tier 2). A "device"
+// NetworkSandbox: a real-kernel test network (the second tier). A "device"
 // namespace with named uplinks (veth pairs), each leading into a namespace of
 // its own, the uplink's provider ("ISP"), which holds the gateway and the
 // internet's servers: nginx (the validation endpoint) and dnsmasq. Every ISP
@@ -73,8 +73,10 @@ public final class NetworkSandbox: Sendable {
     public static let internetHostName = "internet.test"
 
     /// Makes the device namespace (loopback up, nothing else yet); add uplinks
-    /// with ``uplink(_:_:)``. `records` (name → IPv4 address) are what the name
-    /// servers answer besides `internet.test`.
+    /// with ``uplink(_:_:)``.
+    ///
+    /// - Parameter records: Host names and the IPv4 addresses the name servers
+    ///   answer for them, besides ``internetHostName``.
     /// - Throws: ``SandboxError`` with ``availability``'s reason and remedy when
     ///   this process cannot make namespaces, or the failed command.
     public init(records: [String: String] = [:]) throws {
@@ -91,19 +93,27 @@ public final class NetworkSandbox: Sendable {
 
     deinit { core.close() }
 
-    /// A new uplink `name` (at most 15 bytes: letters, digits, `_`, `-`, `.`)
-    /// of `kind`, up, with its gateway, provider and servers, and a default
-    /// route through it (the first uplink's is the primary, metric 100; later
-    /// ones are backups, metric 200, 300, ...). It is a veth, so the library
-    /// sees `wired`; a name like `wwan*` makes it WWAN, and any other kind the
-    /// name does not give is listed in ``kindOverrides``.
+    /// Adds an uplink, up, with its gateway, provider and servers, and a
+    /// default route through it (the first uplink's is the primary, metric
+    /// 100; later ones are backups, metric 200, 300, ...). It is a veth, so the
+    /// library sees `wired`; a name like `wwan*` makes it WWAN, and any other
+    /// kind the name does not give is listed in ``kindOverrides``.
+    ///
+    /// - Parameters:
+    ///   - name: The interface's name in the device namespace: at most 15
+    ///     bytes of letters, digits, `_`, `-` and `.`.
+    ///   - kind: The kind of link the uplink plays.
+    /// - Returns: The new uplink.
     /// - Throws: ``SandboxError`` for a bad or taken name, or a failed command.
     @discardableResult
     public func uplink(_ name: String, _ kind: InterfaceKind) throws -> Uplink {
         try core.addUplink(name, kind)
     }
 
-    /// The uplink called `name`, nil when there is none.
+    /// Looks an uplink up by name.
+    ///
+    /// - Parameter name: The uplink's interface name.
+    /// - Returns: The uplink called `name`, nil when there is none.
     public func uplink(named name: String) -> Uplink? {
         core.state.withLock { state in state.uplinks.first { $0.name == name } }
     }
@@ -127,21 +137,28 @@ public final class NetworkSandbox: Sendable {
         InterfaceKind(facts: InterfaceFacts(name: name, hardwareType: InterfaceKind.hardwareTypeEther, linkKind: "veth"))
     }
 
-    /// Adds a policy routing rule to the device namespace: `ip rule add RULE`,
-    /// e.g. `"uidrange 1000-1000 prohibit"` or `"fwmark 7 table 100"`.
+    /// Adds a policy routing rule to the device namespace: `ip rule add RULE`.
+    ///
+    /// - Parameter rule: The rule as `ip rule add` takes it, e.g.
+    ///   `"uidrange 1000-1000 prohibit"` or `"fwmark 7 table 100"`.
     /// - Throws: ``SandboxError`` with ip's message when the kernel refuses it.
     public func addRule(_ rule: String) throws {
         try core.ip(core.name, ["rule", "add"] + Self.words(rule))
     }
 
     /// Deletes a rule added with ``addRule(_:)``: `ip rule del RULE`.
+    ///
+    /// - Parameter rule: The rule as it was added.
+    /// - Throws: ``SandboxError`` with ip's message when the kernel refuses it.
     public func deleteRule(_ rule: String) throws {
         try core.ip(core.name, ["rule", "del"] + Self.words(rule))
     }
 
-    /// Runs `ip ARGUMENTS` in the device namespace (split on white space, no
-    /// shell) and returns what it printed: for what the verbs do not cover,
-    /// e.g. `ip("route add prohibit 198.18.0.0/15 table 100")`.
+    /// Runs `ip ARGUMENTS` in the device namespace, for what the verbs do not
+    /// cover, e.g. `ip("route add prohibit 198.18.0.0/15 table 100")`.
+    ///
+    /// - Parameter arguments: ip's arguments, split on white space (no shell).
+    /// - Returns: What ip printed.
     /// - Throws: ``SandboxError`` with ip's message when it fails.
     @discardableResult
     public func ip(_ arguments: String) throws -> String {
@@ -174,8 +191,14 @@ public final class NetworkSandbox: Sendable {
         }
     }
 
-    /// Applies `fault` to the uplink `name`, runs `body`, and reverts the
-    /// fault however `body` ends (a thrown error is rethrown after the revert).
+    /// Applies a fault to an uplink, runs `body`, and reverts the fault however
+    /// `body` ends (a thrown error is rethrown after the revert).
+    ///
+    /// - Parameters:
+    ///   - fault: The fault to apply.
+    ///   - name: The uplink's interface name.
+    ///   - body: The code to run while the fault lasts.
+    /// - Returns: What `body` returns.
     /// - Throws: ``SandboxError`` for an unknown uplink or a failed command, or what `body` throws.
     public func with<T>(_ fault: Fault, on name: String, _ body: () throws -> T) throws -> T {
         let uplink = try existingUplink(name)
@@ -185,8 +208,15 @@ public final class NetworkSandbox: Sendable {
         return try result.get()
     }
 
-    /// The `async` twin of `with(_:on:_:)`: applies `fault` to the uplink `name`, awaits
-    /// `body`, and reverts the fault however `body` ends.
+    /// The `async` twin of `with(_:on:_:)`: applies a fault to an uplink,
+    /// awaits `body`, and reverts the fault however `body` ends.
+    ///
+    /// - Parameters:
+    ///   - fault: The fault to apply.
+    ///   - name: The uplink's interface name.
+    ///   - body: The code to await while the fault lasts.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``SandboxError`` for an unknown uplink or a failed command, or what `body` throws.
     public func with<T>(_ fault: Fault, on name: String, _ body: () async throws -> T) async throws -> T {
         let uplink = try existingUplink(name)
         try uplink.apply(fault)
@@ -224,7 +254,10 @@ extension NetworkSandbox {
     public struct Routes: Sendable {
         let core: SandboxCore
 
-        /// Makes `uplink` the only default route (every other one is removed), with its own metric.
+        /// Makes an uplink's the only default route (every other one is
+        /// removed), with the uplink's own metric.
+        ///
+        /// - Parameter uplink: The uplink the default route goes through.
         /// - Throws: ``SandboxError`` when the kernel refuses a change.
         public func setDefault(via uplink: Uplink) throws {
             for other in core.state.withLock({ $0.uplinks }) where other !== uplink {
@@ -233,14 +266,21 @@ extension NetworkSandbox {
             try addDefault(via: uplink, metric: uplink.metric)
         }
 
-        /// Adds (or replaces) the default route via `uplink` with `metric` (the
-        /// lowest metric wins; a higher one is a backup).
+        /// Adds (or replaces) the default route through an uplink.
+        ///
+        /// - Parameters:
+        ///   - uplink: The uplink the route goes through.
+        ///   - metric: The route's metric: the lowest wins, a higher one is a backup.
+        /// - Throws: ``SandboxError`` when the kernel refuses the route.
         public func addDefault(via uplink: Uplink, metric: UInt32) throws {
             core.state.withLock { $0.defaultMetrics[uplink.name] = metric }
             try uplink.restoreDefaultRoute()
         }
 
-        /// Removes the default route via `uplink`, if it has one.
+        /// Removes the default route through an uplink, if it has one.
+        ///
+        /// - Parameter uplink: The uplink whose default route goes.
+        /// - Throws: ``SandboxError`` when the kernel refuses the change.
         public func removeDefault(via uplink: Uplink) throws {
             guard let metric = core.state.withLock({ $0.defaultMetrics.removeValue(forKey: uplink.name) }) else { return }
             let result = try core.ipResult(core.name, ["route", "del", "default", "via", uplink.gateway.description,
@@ -251,7 +291,10 @@ extension NetworkSandbox {
             }
         }
 
-        /// `ip route show` of the device namespace's main table, for failure messages.
+        /// The device namespace's main routing table, for failure messages.
+        ///
+        /// - Returns: What `ip route show` prints.
+        /// - Throws: ``SandboxError`` when ip fails.
         public func show() throws -> String { try core.ip(core.name, ["route", "show"]) }
     }
 }

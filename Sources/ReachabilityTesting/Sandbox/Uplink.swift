@@ -78,6 +78,9 @@ extension NetworkSandbox {
         /// kernel keeps the uplink's routes, marked `linkdown`, and still
         /// chooses them: the library answers "connection required", not a
         /// failover (``setDown()`` removes the routes).
+        ///
+        /// - Throws: ``SandboxError`` when a command fails, or the link does not
+        ///   reach the state in time.
         public func unplug() throws {
             try core.ip(provider, ["link", "set", Self.providerEnd, "down"])
             let up = state.withLock { $0.pluggedIn = false; return $0.up }
@@ -85,6 +88,9 @@ extension NetworkSandbox {
         }
 
         /// Plugs the cable back in: carrier and operstate `UP` again (when the link is up).
+        ///
+        /// - Throws: ``SandboxError`` when a command fails, or the link does not
+        ///   reach the state in time.
         public func plugIn() throws {
             try core.ip(provider, ["link", "set", Self.providerEnd, "up"])
             let up = state.withLock { $0.pluggedIn = true; return $0.up }
@@ -92,9 +98,15 @@ extension NetworkSandbox {
         }
 
         /// The modem lost its signal: for a WWAN uplink what ``unplug()`` is for a cable.
+        ///
+        /// - Throws: ``SandboxError`` when a command fails, or the link does not
+        ///   reach the state in time.
         public func signalLost() throws { try unplug() }
 
         /// The modem found its signal again, as ``plugIn()``.
+        ///
+        /// - Throws: ``SandboxError`` when a command fails, or the link does not
+        ///   reach the state in time.
         public func signalBack() throws { try plugIn() }
 
         // MARK: Administrative state
@@ -102,6 +114,9 @@ extension NetworkSandbox {
         /// Sets the device's end administratively down (`ip link set NAME down`):
         /// the kernel removes every route through it, so traffic fails over to
         /// the next default route.
+        ///
+        /// - Throws: ``SandboxError`` when a command fails, or the link does not
+        ///   reach the state in time.
         public func setDown() throws {
             try core.ip(core.name, ["link", "set", name, "down"])
             state.withLock { $0.up = false }
@@ -110,6 +125,9 @@ extension NetworkSandbox {
 
         /// Sets the device's end up again, waits for its operstate, and puts
         /// back its default route (as a network manager does).
+        ///
+        /// - Throws: ``SandboxError`` when a command fails, or the link does not
+        ///   reach the state in time.
         public func setUp() throws {
             try core.ip(core.name, ["link", "set", name, "up"])
             let pluggedIn = state.withLock { $0.up = true; return $0.pluggedIn }
@@ -129,10 +147,13 @@ extension NetworkSandbox {
         // MARK: Captive portal
 
         /// The provider turns into a captive portal: its endpoint answers
-        /// `/generate_204` with `302 Found` and `Location: location`, so a
+        /// `/generate_204` with `302 Found` and a `Location` header, so a
         /// validation through this uplink finds a portal. Returns once it does.
+        ///
+        /// - Parameter location: Where the portal redirects.
         /// - Throws: ``SandboxError`` for a location with white space, quotes,
-        ///   `;`, braces or a backslash, or when nginx does not take it.
+        ///   `;`, braces, `$` or a backslash, or when nginx does not take it or
+        ///   does not answer so in time.
         public func becomeCaptive(location: String = "http://portal.test/login") throws {
             guard !location.isEmpty, !location.contains(where: { $0.isWhitespace || "\"';{}\\$".contains($0) }) else {
                 throw SandboxError("unusable portal location '\(location)'")
@@ -141,6 +162,8 @@ extension NetworkSandbox {
         }
 
         /// The portal lets the device through: the endpoint answers 204 again. Returns once it does.
+        ///
+        /// - Throws: ``SandboxError`` when nginx does not start or does not answer 204 in time.
         public func leaveCaptivity() throws { try serve(captive: nil) }
 
         /// Starts an endpoint that answers so next to the current one (both
