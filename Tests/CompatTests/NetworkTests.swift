@@ -6,6 +6,7 @@ import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
 import ReachabilityCompatSupport
+import ReachabilityTestSupport
 import XCTest
 
 final class NetworkTests: CompatTestCase {

@@ -11,6 +11,7 @@ import CReachability
 import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 

@@ -8,6 +8,7 @@ import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
 import ReachabilityTesting
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 

@@ -8,6 +8,7 @@ import Dispatch
 import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 

@@ -8,6 +8,7 @@ import Foundation
 import ReachabilityTesting   // runCommand, ipExecutable
 import LinuxReachability
 @testable import ReachabilityCore
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 

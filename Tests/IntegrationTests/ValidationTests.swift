@@ -6,6 +6,7 @@
 import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
+import ReachabilityTestSupport
 import XCTest
 
 final class ValidationTests: NamespaceTestCase {
