@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
+.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers check-architecture test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
 
 all: build
 
@@ -14,8 +14,9 @@ all: build
 help:
 	@printf '%s\n' \
 	  "make run            set up, build, run reach (ARGS='check 1.1.1.1 --json')" \
-	  "make test           the whole suite (namespace tests need root) and check-layers" \
+	  "make test           the whole suite (namespace tests need root), check-layers and check-architecture" \
 	  "make check-layers   ReachabilityModel imports nothing and type-checks alone" \
+	  "make check-architecture  Architecture.md's layout block names only paths that exist, and every Sources/ folder" \
 	  "make compat-surface the compat API tables against the modules; their compile tests (5 and 6)" \
 	  "make consumers      packages beside Alamofire, Reachability.swift, AFNetworking (stand-ins), built and run" \
 	  "make docs           DocC for every public module, warnings are errors" \
@@ -92,7 +93,7 @@ run: build
 # does not compile. XCTest first, then the Swift Testing tests (the simulated
 # network under Swift Testing, whose tests run in parallel).
 IMPORT_CHECK := --explicit-target-dependency-import-check=error
-test: setup check-layers
+test: setup check-layers check-architecture
 	$(SWIFT) test --disable-swift-testing $(IMPORT_CHECK)
 	$(SWIFT) test --skip-build --disable-xctest
 	@$(MAKE) --no-print-directory compat-surface
@@ -141,6 +142,17 @@ check-layers:
 	$(SWIFTC) -typecheck -parse-as-library -package-name swift_reachability -module-name ReachabilityModel \
 		$$(find Sources/ReachabilityModel -name '*.swift' | sort)
 	@echo "check-layers: ReachabilityModel type-checks with the standard library alone"
+
+# Architecture.md's map of the tree against the tree. The map is the fenced
+# code block under its heading "Where the code is"; each line of it that
+# starts before column 16 is an entry whose first word is a path (a folder
+# when it ends in /), nested in the nearest entry above it that starts at a
+# smaller column (indentation or tree-drawing characters), and a line that
+# starts at column 16 or later continues a description. It fails when a path
+# does not exist, or when a folder directly under Sources/ has no entry
+# `Sources/NAME/` (Tools/check-architecture.py's header has the details).
+check-architecture:
+	python3 Tools/check-architecture.py
 
 # A static `reach`, built as firmware builds it (Tools/Footprint/firmware.flags:
 # the Swift standard library linked in, glibc and libcap shared; -Osize;

@@ -183,6 +183,19 @@ let package = Package(
             dependencies: ["ReachabilityTesting", "LinuxReachability", "Network", "SystemConfiguration", "CoreTelephony",
                            "AlamofireReachability", "ReachabilityCompatSupport"]
         ),
+        // What the test targets share (Tests/ReachabilityTestSupport): the
+        // namespaces the real-kernel tests make and their base class
+        // (NamespaceTestCase), a private system bus with ModemManager on it
+        // (PrivateBus, its stand-in and spoofer scripts), the skip that CI
+        // turns into a failure, and the built programs the tests run. Not a
+        // product, and only test targets depend on it: no user sees it.
+        .target(
+            name: "ReachabilityTestSupport",
+            dependencies: ["LinuxReachability", "CReachability", "CTestSupport", "ReachabilityTesting",
+                           "ReachabilityModemManager"],
+            path: "Tests/ReachabilityTestSupport",
+            exclude: ["modemmanager_standin.py", "bus_spoofer.py"]
+        ),
         .testTarget(
             name: "ReachabilityTests",
             dependencies: ["LinuxReachability", "ReachabilityCore", "ReachabilityKernel", "ReachabilityModel", "CReachability",
@@ -200,17 +213,17 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: ["LinuxReachability", "ReachabilityCore", "ReachabilityKernel", "CReachability", "CTestSupport",
                            "ReachabilityTesting",
-                           // PrivateBus.swift (shared with ModemManagerTests): the exporter's modem series.
-                           "ReachabilityModemManager"]
+                           // The exporter's modem series (RegistrationState), driven through PrivateBus.
+                           "ReachabilityModemManager", "ReachabilityTestSupport"]
         ),
         // ReachabilityModemManager over a real dbus-daemon (a private system
         // bus per test) against a ModemManager stand-in that speaks its
-        // interface (python3-dbusmock, modemmanager_standin.py), and against
+        // interface (python3-dbusmock, ReachabilityTestSupport's
+        // modemmanager_standin.py), and against
         // Debian's real ModemManager with no modem.
         .testTarget(
             name: "ModemManagerTests",
-            dependencies: ["ReachabilityModemManager", "LinuxReachability", "CTestSupport"],
-            exclude: ["modemmanager_standin.py", "bus_spoofer.py"]
+            dependencies: ["ReachabilityModemManager", "LinuxReachability", "CTestSupport", "ReachabilityTestSupport"]
         ),
         // The compat modules on the real kernel, in namespaces (Tests/CompatTests).
         .testTarget(
@@ -218,10 +231,10 @@ let package = Package(
             dependencies: ["SystemConfiguration", "CoreTelephony", "Network", "ReachabilityCompatSupport",
                            "AppleReachability", "AFNetworkReachability", "AlamofireReachability", "ReachabilitySwift",
                            "SLReachability", "ZYNetworkAccessibity", "LinuxReachability", "ReachabilityKernel", "CTestSupport",
-                           // TestNamespace.swift (shared with IntegrationTests) runs commands with its helpers.
+                           // runCommand and ipExecutable (CompatTestCase runs the example programs with them).
                            "ReachabilityTesting",
-                           // PrivateBus.swift (shared with ModemManagerTests): the facades following ModemManager.
-                           "ReachabilityModemManager"]
+                           // The facades following ModemManager (ModemFollowingTests, on a PrivateBus).
+                           "ReachabilityModemManager", "ReachabilityTestSupport"]
         ),
         // Code written as iOS code is written (imports only Foundation and
         // Apple's framework names, no #if os(Linux)), in Swift 5 language mode
@@ -231,7 +244,9 @@ let package = Package(
             dependencies: ["SystemConfiguration", "CoreTelephony", "Network", "AlamofireReachability",
                            "ReachabilityCompatSupport", "LinuxReachability",
                            // The idiom corpus (Tests/PortedCodeTests/Idioms): each file imports what its original does.
-                           "Alamofire4", "AFNetworkReachability", "ReachabilitySwift", "ReachabilitySwift4", "SLReachability"],
+                           "Alamofire4", "AFNetworkReachability", "ReachabilitySwift", "ReachabilitySwift4", "SLReachability",
+                           // NamespaceFixture, the test infrastructure: a TestNamespace, made with `ip`.
+                           "ReachabilityTestSupport", "ReachabilityTesting"],
             // Imports are internal unless said otherwise (Swift 6's default),
             // so that an idiom's `internal import Network` sits beside plain imports.
             swiftSettings: [.swiftLanguageMode(.v5), .enableUpcomingFeature("InternalImportsByDefault")]

@@ -11,7 +11,7 @@
 #   Benchmarks/SteadyState/modem-steady-state.sh [--check] [REACH] [N]     (root: it makes a namespace)
 #
 # A private dbus-daemon of the system type and the ModemManager stand-in
-# (Tests/ModemManagerTests/modemmanager_standin.py, python3-dbusmock) play the
+# (Tests/ReachabilityTestSupport/modemmanager_standin.py, python3-dbusmock) play the
 # gateway's bus and daemon. --check (CI) fails when reach's own mallocs over
 # the N signals are more than 10 (what a process does once, whatever N), or a
 # change is printed.
@@ -54,7 +54,7 @@ pids+=($!)
 for _ in $(seq 500); do [ -s "$work/address" ] && break; sleep 0.01; done
 export DBUS_SYSTEM_BUS_ADDRESS
 DBUS_SYSTEM_BUS_ADDRESS=$(head -1 "$work/address")
-/usr/bin/python3 -m dbusmock --system --template "$root/Tests/ModemManagerTests/modemmanager_standin.py" >/dev/null 2>&1 &
+/usr/bin/python3 -m dbusmock --system --template "$root/Tests/ReachabilityTestSupport/modemmanager_standin.py" >/dev/null 2>&1 &
 pids+=($!)
 bus() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; }
 for _ in $(seq 500); do

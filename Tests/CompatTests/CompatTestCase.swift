@@ -5,6 +5,7 @@ import Foundation
 import ReachabilityTesting   // runCommand, ipExecutable
 import LinuxReachability
 import ReachabilityCompatSupport
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 
@@ -87,14 +88,7 @@ class CompatTestCase: NamespaceTestCase {
 
     /// A built example program (`sc-watch`, `nw-watch`, `ct-watch`), next to the test bundle.
     func exampleBinary(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for candidate in [directory, directory.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        XCTFail("\(name) is not next to the test bundle (\(directory.path)): `swift build --build-tests` builds it",
-                file: file, line: line)
-        throw TestStopped(reason: "no \(name)")
+        try builtProgram(name, file: file, line: line)
     }
 
     /// `program` run inside `ns` (`ip netns exec`) with `environment` added,

@@ -8,6 +8,7 @@ import Foundation
 import LinuxReachability
 import ReachabilityCompatSupport
 import ReachabilityModemManager
+import ReachabilityTestSupport
 import SLReachability
 import XCTest
 

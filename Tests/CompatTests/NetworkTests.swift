@@ -7,6 +7,7 @@ import LinuxReachability
 @testable import ReachabilityCore
 @testable import ReachabilityKernel
 import ReachabilityCompatSupport
+import ReachabilityTestSupport
 import XCTest
 
 final class NetworkTests: CompatTestCase {

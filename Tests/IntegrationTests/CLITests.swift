@@ -5,6 +5,7 @@ import CReachability
 import Foundation
 import ReachabilityCore
 import ReachabilityTesting   // runCommand, ipExecutable
+import ReachabilityTestSupport
 import XCTest
 
 #if canImport(Glibc)

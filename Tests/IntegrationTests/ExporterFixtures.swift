@@ -3,6 +3,7 @@
 // for a condition. Moved here from ExporterTests unchanged.
 
 import Foundation
+import ReachabilityTestSupport   // NamespaceTestCase, skipOrFail
 import XCTest
 
 #if canImport(Glibc)
@@ -26,12 +27,8 @@ extension NamespaceTestCase {
         if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
             return URL(fileURLWithPath: found)
         }
-        let reason = "reach-exporter is not built (looked at \(candidates)): `make test-fleet` builds Exporter/ and runs these tests"
-        if environment[Self.requireExporter] == "1" {
-            XCTFail(reason)
-            throw TestStopped(reason: reason)
-        }
-        throw XCTSkip(reason)
+        try skipOrFail("reach-exporter is not built (looked at \(candidates)): `make test-fleet` builds Exporter/ and runs these tests",
+                       requiredBy: Self.requireExporter)
     }
 
     /// Waits (up to `timeout` seconds) until `condition` holds, polling `interval`.
@@ -50,12 +47,8 @@ extension NamespaceTestCase {
         let found = ["/usr/bin/prometheus", "/usr/local/bin/prometheus"].first { FileManager.default.isExecutableFile(atPath: $0) }
         let tool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let found, let tool else {
-            let reason = "Prometheus is not installed (make setup-fleet installs Debian's prometheus)"
-            if ProcessInfo.processInfo.environment[Self.requirePrometheus] == "1" {
-                XCTFail("\(reason); \(Self.requirePrometheus)=1 requires it")
-                throw TestStopped(reason: reason)
-            }
-            throw XCTSkip("\(reason); set \(Self.requirePrometheus)=1 to make this a failure")
+            try skipOrFail("Prometheus is not installed (make setup-fleet installs Debian's prometheus)",
+                           requiredBy: Self.requirePrometheus)
         }
         return (found, tool)
     }

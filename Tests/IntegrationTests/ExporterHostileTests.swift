@@ -9,6 +9,7 @@
 
 import Foundation
 import ReachabilityTesting   // runCommand
+import ReachabilityTestSupport
 import XCTest
 
 #if canImport(Glibc)

@@ -7,6 +7,7 @@
 import Foundation
 import ReachabilityCore
 import ReachabilityTesting
+import ReachabilityTestSupport
 import XCTest
 
 #if canImport(Glibc)

@@ -16,6 +16,7 @@ import Foundation
 import ReachabilityCore
 import ReachabilityModemManager   // RegistrationState
 import ReachabilityTesting   // runCommand, ipExecutable
+import ReachabilityTestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -486,12 +487,7 @@ final class ExporterTests: NamespaceTestCase {
         if let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
             return found
         }
-        let reason = "Chromium is not installed (make setup-fleet installs Debian's chromium)"
-        if ProcessInfo.processInfo.environment[Self.requirePrometheus] == "1" {
-            XCTFail("\(reason); \(Self.requirePrometheus)=1 requires it")
-            throw TestStopped(reason: reason)
-        }
-        throw XCTSkip("\(reason); set \(Self.requirePrometheus)=1 to make this a failure")
+        try skipOrFail("Chromium is not installed (make setup-fleet installs Debian's chromium)", requiredBy: Self.requirePrometheus)
     }
 
     /// Headless Chromium on `url` with `arguments` (--dump-dom, --screenshot=…),

@@ -7,6 +7,7 @@
 import CReachability
 import CTestSupport
 import Foundation
+import ReachabilityTestSupport
 import Synchronization
 import LinuxReachability
 @testable import ReachabilityCore

@@ -9,6 +9,7 @@ import LinuxReachability
 @testable import ReachabilityCore
 @testable import ReachabilityKernel
 import ReachabilityTesting
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 

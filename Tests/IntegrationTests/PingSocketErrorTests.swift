@@ -12,6 +12,7 @@
 
 import Foundation
 import ReachabilityTesting   // runCommand, ipExecutable
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 

@@ -6,6 +6,7 @@
 
 import Foundation
 import ReachabilityTesting   // runCommand, ipExecutable
+import ReachabilityTestSupport
 import XCTest
 
 #if canImport(Glibc)

@@ -6,6 +6,7 @@
 import CReachability
 import Foundation
 import LinuxReachability
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 

@@ -1,41 +1,11 @@
 // Running the built `reach` binary from integration tests, as a user would.
 
 import Foundation
+import ReachabilityTestSupport   // NamespaceTestCase, reachBinary, RunningProcess
 import ReachabilityTesting   // runCommand, ipExecutable
 import XCTest
 
 extension NamespaceTestCase {
-    /// The built `reach`: REACH_BINARY if set, else next to the test bundle
-    /// (SwiftPM's products directory holds both).
-    func reachBinary(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        if let explicit = ProcessInfo.processInfo.environment["REACH_BINARY"] {
-            let url = URL(fileURLWithPath: explicit)
-            guard FileManager.default.isExecutableFile(atPath: url.path) else {
-                XCTFail("REACH_BINARY=\(explicit) is not an executable file", file: file, line: line)
-                throw TestStopped(reason: "no reach binary")
-            }
-            return url
-        }
-        var candidates: [URL] = []
-        // On Linux the test bundle is an executable: its directory is the products directory.
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        candidates.append(executable.deletingLastPathComponent())
-        if let bundleExecutable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
-            candidates.append(bundleExecutable.deletingLastPathComponent())
-        }
-        // A bundle directory (`X.xctest/`), as on Darwin: its parent.
-        for url in [executable, Bundle.main.bundleURL] where url.pathExtension == "xctest" {
-            candidates.append(url.deletingLastPathComponent())
-        }
-        for directory in candidates {
-            let reach = directory.appendingPathComponent("reach")
-            if FileManager.default.isExecutableFile(atPath: reach.path) { return reach }
-        }
-        XCTFail("the `reach` binary is not next to the test bundle (looked in \(candidates.map(\.path))); "
-                + "build it first (`swift build --build-tests`) or set REACH_BINARY", file: file, line: line)
-        throw TestStopped(reason: "no reach binary")
-    }
-
     func reach(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> CommandResult {
         try runCommand(try reachBinary(file: file, line: line), arguments)
     }

@@ -6,6 +6,7 @@
 
 import Foundation
 import ReachabilityTesting   // runCommand
+import ReachabilityTestSupport
 import XCTest
 
 final class ReachRadioTests: NamespaceTestCase {

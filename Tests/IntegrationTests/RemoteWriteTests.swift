@@ -25,6 +25,7 @@
 
 import Foundation
 import ReachabilityTesting   // runCommand, findExecutable, ipExecutable
+import ReachabilityTestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -67,12 +68,7 @@ final class RemoteWriteTests: NamespaceTestCase {
         func find(_ name: String, _ package: String, at fixed: String? = nil) throws -> URL {
             if let fixed, FileManager.default.isExecutableFile(atPath: fixed) { return URL(fileURLWithPath: fixed) }
             if fixed == nil, let found = findExecutable(name) { return found }
-            let reason = "\(fixed ?? name) is not installed (make setup-fleet installs \(package))"
-            if ProcessInfo.processInfo.environment[Self.requirePrometheus] == "1" {
-                XCTFail("\(reason); \(Self.requirePrometheus)=1 requires it")
-                throw TestStopped(reason: reason)
-            }
-            throw XCTSkip("\(reason); set \(Self.requirePrometheus)=1 to make this a failure")
+            try skipOrFail("\(fixed ?? name) is not installed (make setup-fleet installs \(package))", requiredBy: Self.requirePrometheus)
         }
         return Programs(prometheus: prometheus, nft: try find("nft", "nftables"), htpasswd: try find("htpasswd", "apache2-utils"),
                         openssl: try find("openssl", "openssl"), curl: try find("curl", "curl"),
@@ -1021,12 +1017,7 @@ final class RemoteWriteTests: NamespaceTestCase {
     func victoriaMetrics(_ programs: Programs) throws -> URL {
         let path = "/usr/bin/victoria-metrics"
         if FileManager.default.isExecutableFile(atPath: path) { return URL(fileURLWithPath: path) }
-        let reason = "\(path) is not installed (make setup-fleet installs victoria-metrics)"
-        if ProcessInfo.processInfo.environment[Self.requirePrometheus] == "1" {
-            XCTFail("\(reason); \(Self.requirePrometheus)=1 requires it")
-            throw TestStopped(reason: reason)
-        }
-        throw XCTSkip("\(reason); set \(Self.requirePrometheus)=1 to make this a failure")
+        try skipOrFail("\(path) is not installed (make setup-fleet installs victoria-metrics)", requiredBy: Self.requirePrometheus)
     }
 
     // MARK: - The Grafana dashboard

@@ -9,6 +9,7 @@ import CReachability
 import Foundation
 import LinuxReachability
 import ReachabilityTesting
+import ReachabilityTestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -587,12 +588,7 @@ extension NamespaceTestCase {
     func requireServer(_ executable: String?, _ name: String, package: String,
                        file: StaticString, line: UInt) throws -> String {
         if let executable { return executable }
-        let reason = "\(name) is not installed (apt-get install \(package))"
-        if ProcessInfo.processInfo.environment[Self.requireEnvironment] == "1" {
-            XCTFail("\(reason); \(Self.requireEnvironment)=1 requires it", file: file, line: line)
-            throw TestStopped(reason: reason)
-        }
-        throw XCTSkip(reason, file: file, line: line)
+        try skipOrFail("\(name) is not installed (apt-get install \(package))", requiredBy: requireNetnsVariable, file: file, line: line)
     }
 
     /// Starts a server, failing the test when it cannot; stopped when the test ends however it ends.

@@ -9,6 +9,7 @@ import ReachabilityTesting   // runCommand, ipExecutable
 import LinuxReachability
 @testable import ReachabilityCore
 @testable import ReachabilityKernel
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 

@@ -6,6 +6,7 @@
 
 import Foundation
 import LinuxReachability
+import ReachabilityTestSupport
 import XCTest
 
 #if canImport(Glibc)

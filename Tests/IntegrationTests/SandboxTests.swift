@@ -13,6 +13,7 @@
 import Foundation
 import LinuxReachability
 import ReachabilityTesting
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 
@@ -61,7 +62,6 @@ final class ChangeLog: Sendable {
 }
 
 final class SandboxTests: XCTestCase {
-    private static let requireEnvironment = "REACH_REQUIRE_NETNS"
     private static let expectUserNamespaceEnvironment = "REACH_EXPECT_USERNS"
     private let portal = "http://portal.test/login"
 
@@ -76,11 +76,7 @@ final class SandboxTests: XCTestCase {
         }
         let availability = NetworkSandbox.availability
         guard !availability.isAvailable else { return }
-        if environment[Self.requireEnvironment] == "1" {
-            XCTFail("\(availability) (\(Self.requireEnvironment)=1)", file: file, line: line)
-            throw TestStopped(reason: availability.description)
-        }
-        throw XCTSkip(availability.description, file: file, line: line)
+        try skipOrFail(availability.description, requiredBy: requireNetnsVariable, file: file, line: line)
     }
 
     /// A sandbox with wan0 (wired, the primary default route) and wwan0 (WWAN,

@@ -60,6 +60,7 @@
 import Foundation
 import LinuxReachability
 import ReachabilityTesting
+import ReachabilityTestSupport
 import XCTest
 
 #if canImport(Glibc)

@@ -14,6 +14,7 @@ import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
 @testable import ReachabilityKernel
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 

@@ -9,6 +9,7 @@ import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
 @testable import ReachabilityKernel
+import ReachabilityTestSupport
 import Synchronization
 import XCTest
 

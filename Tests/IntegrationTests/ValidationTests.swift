@@ -7,6 +7,7 @@ import Foundation
 import LinuxReachability
 @testable import ReachabilityCore
 @testable import ReachabilityKernel
+import ReachabilityTestSupport
 import XCTest
 
 final class ValidationTests: NamespaceTestCase {

@@ -1,5 +1,6 @@
 import CTestSupport
 import Foundation
+import ReachabilityTestSupport
 import XCTest
 import LinuxReachability
 import ReachabilityModemManager

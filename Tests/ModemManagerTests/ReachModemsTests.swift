@@ -1,4 +1,5 @@
 import Foundation
+import ReachabilityTestSupport
 import XCTest
 
 /// `reach modems` against the stand-in, as a user runs it: across a
@@ -6,18 +7,6 @@ import XCTest
 final class ReachModemsTests: XCTestCase {
     override func setUpWithError() throws {
         try PrivateBus.requirePrograms()
-    }
-
-    /// The built `reach`: REACH_BINARY if set, else next to the test bundle.
-    private func reachBinary() throws -> URL {
-        if let explicit = ProcessInfo.processInfo.environment["REACH_BINARY"] { return URL(fileURLWithPath: explicit) }
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let reach = directory.appendingPathComponent("reach")
-        guard FileManager.default.isExecutableFile(atPath: reach.path) else {
-            XCTFail("no reach next to the test bundle (\(directory.path)): `swift build --build-tests` builds it")
-            throw XCTSkip("no reach binary")
-        }
-        return reach
     }
 
     /// `reach modems ARGS` with the bus at `address`: status and standard output.

@@ -4,29 +4,35 @@
 import Foundation
 import LinuxReachability
 import ReachabilityCompatSupport
+import ReachabilityTestSupport   // TestNamespace, skipOrFail
+import ReachabilityTesting   // runCommand, ipExecutable
 import XCTest
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 final class NamespaceFixture {
-    private static var count = 0
-    let name: String
+    private let namespace: TestNamespace
+    var name: String { namespace.name }
 
     /// A namespace with lo up; the compat modules read it until `remove()`.
     init() throws {
-        guard getuid() == 0 else {
-            let message = "needs root to make a network namespace"
-            if ProcessInfo.processInfo.environment["REACH_REQUIRE_NETNS"] == "1" { XCTFail(message) }
-            throw XCTSkip(message)
+        guard geteuid() == 0 else {
+            try skipOrFail("needs root to make a network namespace", requiredBy: requireNetnsVariable)
         }
-        Self.count += 1
-        name = "reach-ported-\(getpid())-\(Self.count)"
-        try Self.ip(["netns", "add", name])
-        try ip("link set lo up")
-        CompatEnvironment.namespace = .named(name)
+        namespace = try TestNamespace()
+        CompatEnvironment.namespace = .named(namespace.name)
     }
 
     /// `ip -n NAME` with `arguments` (split at spaces); throws when it fails.
     func ip(_ arguments: String) throws {
-        try Self.ip(["-n", name] + arguments.split(separator: " ").map(String.init))
+        let command = ["-n", name] + arguments.split(separator: " ").map(String.init)
+        let result = try runCommand(try XCTUnwrap(ipExecutable, "iproute2's `ip` is not installed"), command)
+        guard result.status == 0 else {
+            throw NSError(domain: "ip", code: Int(result.status),
+                          userInfo: [NSLocalizedDescriptionKey: "ip \(command.joined(separator: " ")) failed: \(result.stderr)"])
+        }
     }
 
     /// A veth pair `link` ⟷ `peer`, both up, `address` on `link`.
@@ -40,18 +46,6 @@ final class NamespaceFixture {
     func remove() {
         CompatEnvironment.namespace = .current
         CompatEnvironment.allowsWWAN = true
-        try? Self.ip(["netns", "del", name])
-    }
-
-    private static func ip(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(domain: "ip", code: Int(process.terminationStatus),
-                          userInfo: [NSLocalizedDescriptionKey: "ip \(arguments.joined(separator: " ")) failed"])
-        }
+        namespace.destroy()
     }
 }

@@ -12,7 +12,7 @@ internal import Synchronization
 /// application's setting wins (`origin(for:)` says which one answered).
 /// Shared by an evaluator and the monitors that use it; safe from any thread.
 public final class RadioSource: Sendable {
-    private struct State {
+    struct State {
         /// The application's own settings (`set(_:for:)`, `REACH_RADIO`).
         var technologies: [String: RadioTechnology]
         #if !REACH_NO_MODEM_FACTS
@@ -26,12 +26,12 @@ public final class RadioSource: Sendable {
         /// observers' calls and deliveries interleave.
         var changes: UInt64 = 0
     }
-    private let state: Locked<State>
+    let state: Locked<State>  // internal: RadioSource+ModemFacts.swift
     #if !REACH_NO_MODEM_FACTS
     /// Whether `state.modem` holds any interface: read without the lock by
     /// every kind lookup of an evaluation (`isModemInterface`), which then
     /// costs one load where no modem daemon is followed.
-    private let modemInterfacesKnown = Atomic<Bool>(false)
+    let modemInterfacesKnown = Atomic<Bool>(false)
     #endif
 
     /// A source with these technologies by interface name (e.g. `["wwan0": .lte]`); a WWAN link not

@@ -1,3 +1,7 @@
+// A private system bus per test, and ModemManager on it (a stand-in or the
+// real daemon): what the tests of ReachabilityModemManager, of the compat
+// modules following the modem, and of the exporter's modem series share.
+
 import Foundation
 import XCTest
 import LinuxReachability
@@ -9,14 +13,14 @@ import ReachabilityModemManager
 /// stand-in on it (python3-dbusmock with modemmanager_standin.py) or the real
 /// daemon, and the mock calls the tests drive it with (busctl). Everything it
 /// started is stopped, and its directory removed, when it goes.
-final class PrivateBus {
-    let directory: URL
-    let address: String
+package final class PrivateBus {
+    package let directory: URL
+    package let address: String
     private let daemon: Process
     private var service: Process?
 
     /// Skips (or, with REACH_REQUIRE_DBUS=1 or REACH_REQUIRE_NETNS=1, which CI sets, fails) when a program is missing.
-    static func requirePrograms(file: StaticString = #filePath, line: UInt = #line) throws {
+    package static func requirePrograms(file: StaticString = #filePath, line: UInt = #line) throws {
         for program in ["/usr/bin/dbus-daemon", "/usr/bin/busctl", "/usr/bin/python3"] where !FileManager.default.isExecutableFile(atPath: program) {
             try skipOrFail("\(program) is missing (make setup installs dbus-daemon and python3-dbusmock)", file: file, line: line)
         }
@@ -31,19 +35,15 @@ final class PrivateBus {
         }
     }
 
-    static func skipOrFail(_ why: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let environment = ProcessInfo.processInfo.environment
-        if environment["REACH_REQUIRE_DBUS"] == "1" || environment["REACH_REQUIRE_NETNS"] == "1" {
-            XCTFail(why, file: file, line: line)
-            throw XCTSkip(why)
-        }
-        throw XCTSkip(why)
+    /// Skips the test, or fails it under REACH_REQUIRE_DBUS=1 or REACH_REQUIRE_NETNS=1.
+    package static func skipOrFail(_ why: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try ReachabilityTestSupport.skipOrFail(why, requiredBy: "REACH_REQUIRE_DBUS", requireNetnsVariable, file: file, line: line)
     }
 
     /// A bus listening at `directory`/bus (by default a new directory). With
     /// `debianPolicy`, its configuration is Debian's system bus's
     /// (`debianSystemConfiguration`) instead of one that allows everything.
-    init(denying destination: String? = nil, in socketDirectory: URL? = nil, debianPolicy: Bool = false) throws {
+    package init(denying destination: String? = nil, in socketDirectory: URL? = nil, debianPolicy: Bool = false) throws {
         directory = socketDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("reach-bus-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let socket = directory.appendingPathComponent("bus").path
@@ -96,7 +96,7 @@ final class PrivateBus {
     /// root own its name and call it), adapted only where a private bus
     /// must be: its socket, no user to switch to, no fork, pid file or
     /// syslog, and no service activation (nothing may start the real daemon).
-    static func debianSystemConfiguration(listeningAt socket: String) throws -> String {
+    package static func debianSystemConfiguration(listeningAt socket: String) throws -> String {
         let path = "/usr/share/dbus-1/system.conf"
         guard var text = try? String(contentsOfFile: path, encoding: .utf8) else {
             try skipOrFail("\(path) is missing (make setup installs dbus-daemon)")
@@ -120,8 +120,8 @@ final class PrivateBus {
     /// Runs bus_spoofer.py as `nobody` (uid 65534): it sends `what`'s spoofed
     /// signals straight to every connection of this process, and returns once
     /// the bus routed them. Returns how many it sent.
-    func spoof(_ what: String, file: StaticString = #filePath, line: UInt = #line) throws -> Int {
-        let script = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
+    package func spoof(_ what: String, file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("bus_spoofer.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -150,7 +150,7 @@ final class PrivateBus {
     }
 
     /// Starts the stand-in (or `/usr/sbin/ModemManager` with `real`).
-    func startService(real: Bool = false) throws {
+    package func startService(real: Bool = false) throws {
         let process = Process()
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = address
@@ -158,8 +158,8 @@ final class PrivateBus {
         if real {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/ModemManager")
         } else {
-            // Beside this file in ModemManagerTests (CompatTests and IntegrationTests link to it).
-            let template = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
+            // Beside this file, as bus_spoofer.py is (excluded from the target's sources).
+            let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 .appendingPathComponent("modemmanager_standin.py")
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
             process.arguments = ["-m", "dbusmock", "--system", "--template", template.path]
@@ -172,7 +172,7 @@ final class PrivateBus {
 
     /// Starts the stand-in and returns once it owns its name (a radio of the
     /// test's own sees NameOwnerChanged and reads it: no polling).
-    func startServiceAndWait(file: StaticString = #filePath, line: UInt = #line) throws {
+    package func startServiceAndWait(file: StaticString = #filePath, line: UInt = #line) throws {
         let radio = ModemManagerRadio(busAddress: address, retryInterval: .milliseconds(50))
         defer { radio.stop() }
         try radio.follow(into: RadioSource())
@@ -182,7 +182,7 @@ final class PrivateBus {
     }
 
     /// Stops the service (SIGTERM) and waits for it.
-    func stopService() {
+    package func stopService() {
         guard let service else { return }
         if service.isRunning {
             service.terminate()
@@ -193,7 +193,7 @@ final class PrivateBus {
 
     /// `busctl call` of a mock method of the stand-in; returns once it ran
     /// (its signals were sent before its reply).
-    func mock(_ method: String, _ signature: String, _ arguments: [String]) throws {
+    package func mock(_ method: String, _ signature: String, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/busctl")
         process.arguments = ["--address=\(address)", "call", "org.freedesktop.ModemManager1", "/org/freedesktop/ModemManager1",
@@ -209,12 +209,12 @@ final class PrivateBus {
 
     /// AddModem(index, modem properties, 3GPP properties): each property three
     /// words (name, busctl type, value; a container's value is its busctl words).
-    func addModem(_ index: Int, _ modem: [String], modem3gpp: [String] = []) throws {
+    package func addModem(_ index: Int, _ modem: [String], modem3gpp: [String] = []) throws {
         try mock("AddModem", "ua{sv}a{sv}", ["\(index)"] + Self.dictionary(modem) + Self.dictionary(modem3gpp))
     }
 
     /// SetModem(index, interface, properties), as `addModem` takes them.
-    func setModem(_ index: Int, _ properties: [String], interface: String = "org.freedesktop.ModemManager1.Modem") throws {
+    package func setModem(_ index: Int, _ properties: [String], interface: String = "org.freedesktop.ModemManager1.Modem") throws {
         try mock("SetModem", "usa{sv}", ["\(index)", interface] + Self.dictionary(properties))
     }
 
@@ -226,23 +226,5 @@ final class PrivateBus {
             words += [triples[start], triples[start + 1]] + triples[start + 2].split(separator: " ").map(String.init)
         }
         return words
-    }
-}
-
-extension ModemManagerRadio {
-    /// Waits until `done` holds, checking after every change the radio
-    /// reports (its observer), for at most `timeout` seconds.
-    func wait(timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line,
-              _ what: String, until done: @escaping (ModemManagerRadio) -> Bool) {
-        let changed = DispatchSemaphore(value: 0)
-        let id = addObserver { changed.signal() }
-        defer { removeObserver(id) }
-        let deadline = Date().addingTimeInterval(timeout)
-        while !done(self) {
-            guard changed.wait(timeout: .now() + deadline.timeIntervalSinceNow) == .success else {
-                XCTFail("\(what): not within \(timeout) s; availability \(availability), modems \(modems)", file: file, line: line)
-                return
-            }
-        }
     }
 }

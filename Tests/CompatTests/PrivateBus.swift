@@ -1,1 +1,0 @@
-../ModemManagerTests/PrivateBus.swift

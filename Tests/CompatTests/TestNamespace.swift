@@ -1,1 +1,0 @@
-../IntegrationTests/TestNamespace.swift
