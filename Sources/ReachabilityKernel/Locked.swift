@@ -1,6 +1,8 @@
 import ReachabilityModel
 #if canImport(Glibc)
-internal import Glibc
+// Not `internal`: `withLock` is inlined into the engine (a generic method
+// called across modules would otherwise run unspecialised on every lock).
+package import Glibc
 #endif
 
 /// A value and the pthread mutex that guards it, as swift-nio's
@@ -9,10 +11,10 @@ internal import Glibc
 /// orderings' descriptions, what they pull from the standard library) cost
 /// a firmware program 32 KiB (Tools/Footprint: 425 KiB with it, 393 without).
 package final class Locked<Value>: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    @usableFromInline let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// For `wait(until:)`; only locks made `waitable` have one.
     private let condition: UnsafeMutablePointer<pthread_cond_t>?
-    private var value: Value
+    @usableFromInline var value: Value
 
     package init(_ value: Value, waitable: Bool = false) {
         self.value = value
@@ -52,6 +54,7 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, holding the lock.
+    @inlinable
     package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
