@@ -32,11 +32,14 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
-        // swift-nio's HTTP/1 server, swift-prometheus' exposition,
-        // swift-service-lifecycle's signals and shutdown, a YAML configuration
-        // through libyaml (Running a fleet, in the Reachability documentation).
-        .executableTarget(
-            name: "reach-exporter",
+        // The exporter as a library: configuration (YAML, flags), collection
+        // (the monitor and trackers into one registry of series), the HTTP
+        // server (swift-nio's HTTP/1), the push (remote write), the status
+        // page, systemd's notifications (Running a fleet, in the Reachability
+        // documentation). The program and the tests import it; it is not a
+        // product.
+        .target(
+            name: "ReachExporterKit",
             dependencies: [
                 .product(name: "LinuxReachability", package: root),
                 .product(name: "ReachabilityModemManager", package: root),
@@ -47,12 +50,24 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 "CYAML",
             ]
         ),
-        // The exporter's own types, in process (ExporterMetrics' one-hot series
+        // The program: its command line, and the services wired together and
+        // run until SIGTERM (swift-service-lifecycle's signals and shutdown).
+        .executableTarget(
+            name: "reach-exporter",
+            dependencies: [
+                "ReachExporterKit",
+                .product(name: "LinuxReachability", package: root),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The exporter's library in process (ExporterMetrics' one-hot series
         // under concurrent scrapes). The exporter run as an operator runs it
         // (namespaces, a real Prometheus) is tested from the library's
         // integration tests, which own the namespace fixtures
@@ -60,7 +75,7 @@ let package = Package(
         .testTarget(
             name: "ReachExporterTests",
             dependencies: [
-                "reach-exporter", .product(name: "ReachabilityCore", package: root),
+                "ReachExporterKit", .product(name: "ReachabilityCore", package: root),
                 // A receiver on loopback whose answers the test holds (RemoteWriteDeliveryTests).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

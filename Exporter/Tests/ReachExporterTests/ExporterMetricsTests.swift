@@ -2,7 +2,7 @@
 // the trackers' callbacks record new states on other threads.
 
 import Dispatch
-@testable import reach_exporter
+@testable import ReachExporterKit
 @testable import ReachabilityCore
 import ReachabilityModemManager
 import Synchronization

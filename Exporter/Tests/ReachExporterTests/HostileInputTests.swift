@@ -6,7 +6,7 @@
 // signed port are each a one-line error; a receiver's control bytes are
 // visible characters on the status page.
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 import Dispatch
 import LinuxReachability
 import Synchronization
@@ -83,7 +83,7 @@ final class HostileInputTests: XCTestCase {
         DispatchQueue.global().async {
             let text: String
             do {
-                _ = try ReachExporter.read(path)
+                _ = try ConfigurationFile.read(path)
                 text = "read"
             } catch {
                 text = "\(error)"
@@ -105,7 +105,7 @@ final class HostileInputTests: XCTestCase {
         let path = temporaryPath("directory")
         mkdir(path, 0o700)
         defer { rmdir(path) }
-        XCTAssertThrowsError(try ReachExporter.read(path)) {
+        XCTAssertThrowsError(try ConfigurationFile.read(path)) {
             XCTAssertEqual("\($0)", "\(path): not a regular file (a directory)")
         }
     }
@@ -124,9 +124,9 @@ final class HostileInputTests: XCTestCase {
             fclose(file)
         }
         write(1 << 20)
-        XCTAssertEqual(try ReachExporter.read(path).utf8.count, 1 << 20, "exactly 1 MiB is read")
+        XCTAssertEqual(try ConfigurationFile.read(path).utf8.count, 1 << 20, "exactly 1 MiB is read")
         write((1 << 20) + 1000)
-        XCTAssertThrowsError(try ReachExporter.read(path)) {
+        XCTAssertThrowsError(try ConfigurationFile.read(path)) {
             XCTAssertEqual("\($0)", "\(path): larger than 1 MiB")
         }
     }

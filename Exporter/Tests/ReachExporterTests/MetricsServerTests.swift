@@ -4,7 +4,7 @@
 // receive timeout of 10 s is only a guard, so that a server that never
 // closes fails the test instead of hanging it.
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 import Dispatch
 import Logging
 import NIOCore

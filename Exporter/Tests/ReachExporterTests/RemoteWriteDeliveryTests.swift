@@ -14,7 +14,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-@testable import reach_exporter
+@testable import ReachExporterKit
 import Synchronization
 import XCTest
 

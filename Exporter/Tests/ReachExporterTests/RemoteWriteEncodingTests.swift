@@ -6,7 +6,7 @@
 // the queue keeps order and its bounds. Prometheus itself reading what we
 // send is tested in Tests/IntegrationTests/RemoteWriteTests.swift.
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 import XCTest
 
 final class RemoteWriteEncodingTests: XCTestCase {

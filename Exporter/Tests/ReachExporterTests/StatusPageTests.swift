@@ -3,7 +3,7 @@
 // recorded them. The page in a real browser: Tests/IntegrationTests/
 // ExporterTests.swift, testStatusPageInAHeadlessBrowser (make test-fleet).
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 @testable import ReachabilityCore
 import XCTest
 

@@ -13,7 +13,7 @@ import Glibc
 /// failed and where ("cannot connect to 127.0.0.1:8428: " + this).
 ///
 /// Errors it does not know keep their own text, without build paths.
-func plainReason(_ error: any Error) -> String {
+package func plainReason(_ error: any Error) -> String {
     switch error {
     case let error as NIOConnectionError:
         if let dns = error.dnsAError ?? error.dnsAAAAError {

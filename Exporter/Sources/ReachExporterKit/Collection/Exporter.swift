@@ -14,13 +14,13 @@ import Glibc
 /// false`) feed the process's radio source, so that the monitor and the
 /// trackers classify WWAN links and their technology from the modems, and
 /// their own series; readiness never waits for them.
-final class Exporter: Sendable {
+package final class Exporter: Sendable {
     let configuration: ExporterConfiguration
-    let metrics: ExporterMetrics
+    package let metrics: ExporterMetrics
     let monitor: ReachabilityMonitor
     let trackers: [UplinkTracker]
     /// Tracked uplinks whose interface the namespace did not have at start (warned about, shown on the page).
-    let missingInterfaces: [String]
+    package let missingInterfaces: [String]
     /// ModemManager's modems, followed from `start()` when the configuration asks for them.
     let radio: ModemManagerRadio
     private let logger: Logger
@@ -51,7 +51,7 @@ final class Exporter: Sendable {
 
     /// Makes the monitor and trackers (nothing runs yet): a namespace that
     /// cannot be opened or a bad tracker configuration fails here.
-    init(configuration: ExporterConfiguration, version: String, radio: ModemManagerRadio = .shared,
+    package init(configuration: ExporterConfiguration, version: String, radio: ModemManagerRadio = .shared,
          logger: Logger = Logger(label: "reach-exporter"),
          blocksEventThread: Bool = false, blocksTrackerThread: Bool = false) throws(ReachabilityError) {
         self.configuration = configuration
@@ -86,7 +86,7 @@ final class Exporter: Sendable {
         if now { body() }
     }
 
-    func start() throws(ReachabilityError) {
+    package func start() throws(ReachabilityError) {
         let metrics = self.metrics
         monitor.onChange { [self] change in
             metrics.record(change)
@@ -170,7 +170,7 @@ final class Exporter: Sendable {
     }
 
 
-    func stop() {
+    package func stop() {
         stopping.store(true, ordering: .releasing)
         if let id = radioFollowing.withLock({ following in defer { following.observer = nil }; return following.observer }) {
             radio.removeObserver(id)
@@ -188,10 +188,10 @@ final class Exporter: Sendable {
     /// The push (remote_write), once made; its gauges are brought up to date at each scrape.
     private let push = Mutex<RemotePush?>(nil)
 
-    func attach(_ push: RemotePush) { self.push.withLock { $0 = push } }
+    package func attach(_ push: RemotePush) { self.push.withLock { $0 = push } }
 
     /// The text exposition, with the monitor's counters brought up to date.
-    func scrape() -> (state: ByteBuffer, counters: ByteBuffer) {
+    package func scrape() -> (state: ByteBuffer, counters: ByteBuffer) {
         metrics.record(monitor.counters)
         for writer in push.withLock({ $0 })?.writers ?? [] { writer.refreshGauges() }
         if configuration.modemManager { metrics.record(modemManagerDropped: radio.counters.dropped) }

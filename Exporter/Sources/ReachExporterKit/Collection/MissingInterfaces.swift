@@ -4,7 +4,7 @@ import LinuxReachability
 /// misspelled `interface: eth9`, or one that comes later: a modem, a VPN).
 /// Not an error: the tracker probes it once it appears, and the uplink is
 /// offline until then. nil when the namespace's interfaces cannot be read.
-func missingUplinkInterfaces(_ configuration: ExporterConfiguration) -> [String]? {
+package func missingUplinkInterfaces(_ configuration: ExporterConfiguration) -> [String]? {
     guard !configuration.uplinks.isEmpty else { return [] }
     let names: Set<String>
     do {
@@ -16,7 +16,7 @@ func missingUplinkInterfaces(_ configuration: ExporterConfiguration) -> [String]
 }
 
 /// The warning for one: said at start, by `--check-config` and on the status page.
-func missingInterfaceWarning(_ interface: String, namespace: NetworkNamespace) -> String {
+package func missingInterfaceWarning(_ interface: String, namespace: NetworkNamespace) -> String {
     let place = namespace == .current ? "this host" : "network namespace \(namespace)"
     return "uplink \(interface): no interface \(interface) in \(place) (misspelled?); its probes fail until it appears"
 }

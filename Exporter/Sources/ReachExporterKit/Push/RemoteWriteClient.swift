@@ -9,24 +9,6 @@ import Synchronization
 import Glibc
 #endif
 
-/// What one remote write request came to.
-enum PushOutcome: Equatable {
-    /// 2xx.
-    case accepted
-    /// Any other answer: its status and the start of its body (the receiver's reason).
-    case answered(HTTPResponseStatus, reason: String)
-    /// No answer: no connection, TLS refused, no answer in time, closed.
-    case failed(PushFailure)
-}
-
-struct PushFailure: Error, Equatable, CustomStringConvertible {
-    /// `secret`: a password or token file could not be read (nothing sent);
-    /// `redirect`: a 3xx not followed (a configuration to correct).
-    enum Kind: Equatable { case connect, tls, timeout, closed, secret, redirect }
-    var kind: Kind
-    var description: String
-}
-
 /// One receiver's HTTP/1.1 connection (swift-nio, with swift-nio-ssl for
 /// https): POSTs one request at a time and keeps the connection for the
 /// next, as Prometheus' own client does (a TLS handshake every 15 s would
@@ -274,7 +256,7 @@ final class RemoteWriteClient {
         case let .file(path):
             let text: String
             do {
-                text = try readSecret(path)
+                text = try ConfigurationFile.secret(path)
             } catch {
                 throw PushFailure(kind: .secret, description: "cannot read \(key) \(error); nothing sent")
             }
@@ -284,175 +266,7 @@ final class RemoteWriteClient {
     }
 }
 
-/// A file's secret: its text without the final newline.
-func readSecret(_ path: String) throws(ConfigurationError) -> String {
-    var text = try ReachExporter.read(path)
-    while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-    return text
-}
-
-/// The handshake's future, from the channel's initializer to `connection()`.
-final class HandshakeBox: Sendable {
-    let future = Mutex<EventLoopFuture<Void>?>(nil)
-}
-
-/// A request and where its answer goes.
-struct PushRequest: Sendable {
-    var head: HTTPRequestHead
-    var body: ByteBuffer
-    var answer: EventLoopPromise<PushAnswer>
-}
-
-struct PushAnswer: Sendable {
-    var status: HTTPResponseStatus
-    /// The body's first 512 bytes, as text on one line, control characters escaped.
-    var reason: String
-    var keepAlive: Bool
-    /// A redirect's `Location`, as sent.
-    var location: String?
-}
-
-/// Writes a `PushRequest` as HTTP/1.1 and completes its promise with the
-/// answer; an error or the connection's end fails it.
-final class PushHandler: ChannelDuplexHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundIn = PushRequest
-    typealias OutboundOut = HTTPClientRequestPart
-
-    private var waiting: EventLoopPromise<PushAnswer>?
-    private var head: HTTPResponseHead?
-    private var body: [UInt8] = []
-    /// https: completed when TLS's handshake is, failed with its error.
-    private var readyPromise: EventLoopPromise<Void>?
-
-    init(ready: EventLoopPromise<Void>?) { readyPromise = ready }
-
-    /// Fails what still waits (each promise completed once, then forgotten).
-    private func fail(_ failure: PushFailure) {
-        readyPromise?.fail(failure)
-        readyPromise = nil
-        waiting?.fail(failure)
-        waiting = nil
-    }
-
-    /// Leaving the pipeline (the channel closed, connected or not): nothing
-    /// may be left waiting, or its promise would leak.
-    func handlerRemoved(context: ChannelHandlerContext) {
-        fail(PushFailure(kind: .closed, description: "the connection closed before an answer"))
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
-            readyPromise?.succeed(())
-            readyPromise = nil
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let request = unwrapOutboundIn(data)
-        waiting = request.answer
-        context.write(wrapOutboundOut(.head(request.head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(request.body))), promise: nil)
-        context.write(wrapOutboundOut(.end(nil)), promise: promise)
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case let .head(head):
-            self.head = head
-            body.removeAll(keepingCapacity: true)
-        case var .body(buffer):
-            let room = 512 - body.count
-            if room > 0, let bytes = buffer.readBytes(length: min(room, buffer.readableBytes)) { body += bytes }
-        case .end:
-            guard let head, let waiting else { return }
-            self.waiting = nil
-            self.head = nil
-            // (A receiver's words reach the journal and terminals: no escape sequence of theirs may act there.)
-            var text = String(decoding: body, as: UTF8.self)
-            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-            waiting.succeed(PushAnswer(status: head.status, reason: escapingControlCharacters(text), keepAlive: head.isKeepAlive,
-                                       location: head.headers.first(name: "Location")))
-        }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let failure = RemoteWriteClient.failure(error, authority: plainAddress(context.remoteAddress))
-        fail(failure)
-        context.close(promise: nil)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        fail(PushFailure(kind: .closed, description: "the receiver closed the connection before answering"))
-        context.fireChannelInactive()
-    }
-}
-
-/// BoringSSL's errors name the source file and line they were raised at
-/// (`... CERTIFICATE_VERIFY_FAILED at /build/.../handshake.cc:320`): the
-/// reason without the build's paths.
-func withoutSourcePaths(_ text: String) -> String {
-    var result: [Character] = []
-    var characters = Array(text)[...]
-    while let first = characters.first {
-        if characters.starts(with: " at /") {
-            characters = characters.drop { !"]),".contains($0) }
-        } else {
-            result.append(first)
-            characters = characters.dropFirst()
-        }
-    }
-    return String(result)
-}
-
-/// `text` with every control character (C0, DEL, C1) escaped: `\n`, `\r`,
-/// `\t`, else `\u{1B}`; what a receiver or a configuration says reaches
-/// the log as characters, never as a terminal's commands.
-func escapingControlCharacters(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: isControl) else { return text }
-    var result = ""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\n": result += "\\n"
-        case "\r": result += "\\r"
-        case "\t": result += "\\t"
-        case _ where isControl(scalar):
-            let digits = Array("0123456789ABCDEF")
-            result += "\\u{\(digits[Int(scalar.value >> 4)])\(digits[Int(scalar.value & 15)])}"
-        default: result.unicodeScalars.append(scalar)
-        }
-    }
-    return result
-}
-
-private func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F ... 0x9F).contains(scalar.value)
-}
-
-/// Whether `host` is an IPv4 or IPv6 address literal (no SNI for those).
-func isIPAddress(_ host: String) -> Bool {
-    var v4 = in_addr(), v6 = in6_addr()
-    return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
-}
-
 func nanoseconds(_ duration: Duration) -> Int64 {
     let (seconds, attoseconds) = duration.components
     return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
-}
-
-/// RFC 4648 base64, for basic authentication.
-func base64(_ bytes: [UInt8]) -> String {
-    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    var output: [UInt8] = []
-    var index = 0
-    while index < bytes.count {
-        let chunk = bytes[index ..< min(index + 3, bytes.count)]
-        let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * UInt32($1.offset)) }
-        for position in 0 ..< 4 {
-            output.append(position <= chunk.count ? alphabet[Int(value >> (18 - 6 * UInt32(position)) & 63)] : UInt8(ascii: "="))
-        }
-        index += 3
-    }
-    return String(decoding: output, as: UTF8.self)
 }

@@ -1,0 +1,4 @@
+package struct ConfigurationError: Error, CustomStringConvertible {
+    package let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,19 @@
+import NIOHTTP1
+
+/// What one remote write request came to.
+enum PushOutcome: Equatable {
+    /// 2xx.
+    case accepted
+    /// Any other answer: its status and the start of its body (the receiver's reason).
+    case answered(HTTPResponseStatus, reason: String)
+    /// No answer: no connection, TLS refused, no answer in time, closed.
+    case failed(PushFailure)
+}
+
+struct PushFailure: Error, Equatable, CustomStringConvertible {
+    /// `secret`: a password or token file could not be read (nothing sent);
+    /// `redirect`: a 3xx not followed (a configuration to correct).
+    enum Kind: Equatable { case connect, tls, timeout, closed, secret, redirect }
+    var kind: Kind
+    var description: String
+}
