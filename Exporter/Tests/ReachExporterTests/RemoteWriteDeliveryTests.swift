@@ -230,7 +230,7 @@ final class Inbox<Element: Sendable>: Sendable {
 
 final class RemoteWriteDeliveryTests: XCTestCase {
     /// Sample times: now (ms), plus `n` seconds (older ones would be dropped as too_old).
-    let start = Int64(ExporterMetrics.unixSeconds()) * 1000
+    let start = Int64(WallClock.unixSeconds()) * 1000
     func at(_ n: Int64) -> Int64 { start + n * 1000 }
 
     /// A table of `count` series (s0, s1, ...) and a round of their samples.

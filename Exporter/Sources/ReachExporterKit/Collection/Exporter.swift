@@ -102,7 +102,7 @@ package final class Exporter: Sendable {
             let blocks = blocksTrackerThread && index == 0
             tracker.onRound { [self] round in
                 metrics.record(round: round)
-                lastRounds.withLock { $0[index] = monotonicNanoseconds() }
+                lastRounds.withLock { $0[index] = MonotonicInstant.now.nanoseconds }
                 if blocks && round.round >= 2 {
                     while !stopping.load(ordering: .acquiring) { usleep(10_000) }
                 }
@@ -114,7 +114,7 @@ package final class Exporter: Sendable {
         }
         if configuration.modemManager { try followModemManager() }
         try monitor.start()
-        let now = monotonicNanoseconds()
+        let now = MonotonicInstant.now.nanoseconds
         lastRounds.withLock { $0 = $0.map { _ in now } }
         for tracker in trackers { try tracker.start() }
     }
@@ -157,14 +157,14 @@ package final class Exporter: Sendable {
     /// `count` probes of its timeout one after another) plus `margin`: its
     /// thread is stuck, in a probe or an observer. nil when every one keeps time.
     func stuckTracker(margin: Duration) -> (interface: String, bound: Duration)? {
-        let now = monotonicNanoseconds()
+        let now = MonotonicInstant.now.nanoseconds
         let last = lastRounds.withLock { $0 }
         for (index, tracker) in trackers.enumerated() where tracker.isRunning {
             let uplink = configuration.uplinks[index]
             let longest = max(uplink.interval, uplink.failureInterval ?? uplink.interval,
                               uplink.recoveryInterval ?? uplink.interval)
             let bound = longest + uplink.effectiveTimeout * uplink.count + margin
-            if now &- min(last[index], now) > UInt64(clamping: nanoseconds(bound)) { return (uplink.interface, bound) }
+            if now &- min(last[index], now) > bound.clampedNanoseconds { return (uplink.interface, bound) }
         }
         return nil
     }
@@ -207,11 +207,4 @@ package final class Exporter: Sendable {
         }
         for waiter in waiters { waiter() }
     }
-}
-
-/// CLOCK_MONOTONIC in nanoseconds.
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
 }

@@ -117,7 +117,7 @@ package final class ExporterMetrics: Sendable {
     private let uplinkRows: [String: Int]
 
     init(targets: [Target], uplinks: [String], version: String) {
-        page = Mutex(StatusSnapshot(started: Self.unixSeconds(),
+        page = Mutex(StatusSnapshot(started: WallClock.unixSeconds(),
                                     targets: targets.map { StatusSnapshot.TargetRow(target: $0.description) },
                                     uplinks: uplinks.map { StatusSnapshot.UplinkRow(interface: $0) }))
         targetRows = Dictionary(targets.enumerated().map { ($1, $0) }) { first, _ in first }
@@ -203,7 +203,7 @@ package final class ExporterMetrics: Sendable {
         guard let series = targets[change.target] else { return }
         let status = change.status.description
         let accessibility = change.evaluation.accessibility.description
-        let now = Self.unixSeconds()
+        let now = WallClock.unixSeconds()
         update {
             series.reachable.set(to: change.isReachable ? 1 : 0)
             for (name, gauge) in series.status { gauge.set(to: name == status ? 1 : 0) }
@@ -241,7 +241,7 @@ package final class ExporterMetrics: Sendable {
             series.score.set(Int64(event.score))
         }
         guard let row = uplinkRows[event.interface] else { return }
-        let now = Self.unixSeconds()
+        let now = WallClock.unixSeconds()
         page.withLock { page in
             let before = page.uplinks[row].state
             page.uplinks[row].state = event.state.rawValue
@@ -394,11 +394,5 @@ package final class ExporterMetrics: Sendable {
     /// What the status page shows, as last recorded (a copy).
     func statusSnapshot() -> StatusSnapshot {
         page.withLock { $0 }
-    }
-
-    static func unixSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

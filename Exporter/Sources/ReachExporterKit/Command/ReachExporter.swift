@@ -95,15 +95,14 @@ package struct ReachExporter: Sendable {
     /// (defaults included), durations as the file writes them (`2s`), no
     /// credential (URLs redacted, the kind of credential only).
     package static func checkConfigLines(_ configuration: ExporterConfiguration) -> [String] {
-        let duration = StatusPage.duration
         var lines = ["listen \(configuration.listen)", "netns \(configuration.namespace)",
                      "targets \(configuration.targets.map(\.description).joined(separator: " "))",
                      "validation \(configuration.validation.map { StatusPage.redacted($0.description) } ?? "off")"]
-        if let interval = configuration.validationInterval { lines.append("validation_interval \(duration(interval))") }
-        lines.append("resolve_timeout \(duration(configuration.monitorConfiguration().resolveTimeout))")
+        if let interval = configuration.validationInterval { lines.append("validation_interval \(interval.configurationText)") }
+        lines.append("resolve_timeout \(configuration.monitorConfiguration().resolveTimeout.configurationText)")
         lines.append("modemmanager \(configuration.modemManager)")
         if !configuration.remoteWrites.isEmpty {
-            lines.append("push_interval \(duration(configuration.pushInterval))")
+            lines.append("push_interval \(configuration.pushInterval.configurationText)")
             if !configuration.externalLabels.isEmpty {
                 lines.append("external_labels \(configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: " "))")
             }
@@ -115,13 +114,13 @@ package struct ReachExporter: Sendable {
             case nil: ""
             }
             lines.append("remote_write \(remote.name) \(StatusPage.redacted(remote.url.description))\(credential) "
-                         + "remote_timeout \(duration(remote.remoteTimeout))")
+                         + "remote_timeout \(remote.remoteTimeout.configurationText)")
         }
         for uplink in configuration.uplinks {
             var line = "uplink \(uplink.interface) hosts \(uplink.hosts.map(\.description).joined(separator: " ")) "
-                + "method \(uplink.method) interval \(duration(uplink.interval)) timeout \(duration(uplink.effectiveTimeout))"
-            if let failure = uplink.failureInterval { line += " failure_interval \(duration(failure))" }
-            if let recovery = uplink.recoveryInterval { line += " recovery_interval \(duration(recovery))" }
+                + "method \(uplink.method) interval \(uplink.interval.configurationText) timeout \(uplink.effectiveTimeout.configurationText)"
+            if let failure = uplink.failureInterval { line += " failure_interval \(failure.configurationText)" }
+            if let recovery = uplink.recoveryInterval { line += " recovery_interval \(recovery.configurationText)" }
             line += " down \(uplink.down) up \(uplink.up) reliability \(uplink.reliability) count \(uplink.count)"
                 + " initial_state \(uplink.initialState.rawValue)"
             lines.append(line)
@@ -132,7 +131,6 @@ package struct ReachExporter: Sendable {
     /// What the exporter says when it starts (and after a reload): where it
     /// listens, what it watches, where it pushes; an uplink without its interface.
     package static func logStart(_ configuration: ExporterConfiguration, missingInterfaces: [String], logger: Logger) {
-        let duration = StatusPage.duration
         let namespace = configuration.namespace == .current ? "" : " in network namespace \(configuration.namespace)"
         logger.notice("reach-exporter \(version): serving /metrics and the status page on http://\(configuration.listen)/\(namespace)")
         let watching = "watching \(configuration.targets.count) target\(configuration.targets.count == 1 ? "" : "s"): "
@@ -141,7 +139,7 @@ package struct ReachExporter: Sendable {
         logger.notice("\(watching)")
         for uplink in configuration.uplinks {
             let line = "uplink \(uplink.interface): \(uplink.method) to \(uplink.hosts.map(\.description).joined(separator: ", ")) "
-                + "every \(duration(uplink.interval)), down after \(uplink.down), up after \(uplink.up)"
+                + "every \(uplink.interval.configurationText), down after \(uplink.down), up after \(uplink.up)"
             logger.notice("\(line)")
         }
         for interface in missingInterfaces {
@@ -150,7 +148,7 @@ package struct ReachExporter: Sendable {
         for remote in configuration.remoteWrites {
             let labels = configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
             let line = "remote_write receiver \(remote.name): pushing to \(StatusPage.redacted(remote.url.description)) "
-                + "every \(duration(configuration.pushInterval))" + (labels.isEmpty ? " (no external_labels)" : " as \(labels)")
+                + "every \(configuration.pushInterval.configurationText)" + (labels.isEmpty ? " (no external_labels)" : " as \(labels)")
             logger.notice("\(line)")
         }
     }

@@ -76,23 +76,9 @@ struct NodeReader {
     /// `5s`, `500ms`, `2m`, `1h`, or a number of seconds.
     func duration(_ node: YAMLNode, _ path: String) throws(ConfigurationError) -> Duration {
         let text = try string(node, path)
-        guard let duration = parseDuration(text) else {
+        guard let duration = Duration(configurationText: text) else {
             throw error(node, "\(path): expected a duration such as 5s, 500ms or 2m, not '\(text)'")
         }
         return duration
     }
-}
-
-/// `5s`, `500ms`, `2m`, `1h`, or a number of seconds (fractions allowed);
-/// positive and at most a day. Nil otherwise.
-func parseDuration(_ text: String) -> Duration? {
-    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-    var number = Substring(text), scale = 1.0
-    for (suffix, factor) in units where text.hasSuffix(suffix) {
-        number = text.dropLast(suffix.count)
-        scale = factor
-        break
-    }
-    guard let value = Double(number), value.isFinite, value > 0, value * scale <= 86_400 else { return nil }
-    return .milliseconds(Int64((value * scale * 1000).rounded(.up)))
 }

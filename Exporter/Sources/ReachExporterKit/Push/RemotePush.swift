@@ -45,7 +45,7 @@ package final class RemotePush: Sendable {
         let (state, counters) = render()
         var exposition = Array(state.readableBytesView)
         exposition += counters.readableBytesView
-        let timestamp = Int64(ExporterMetrics.unixSeconds() * 1000)
+        let timestamp = WallClock.unixMilliseconds()
         // Series that left are forgotten once no queue holds a sample of them.
         let oldest = writers.compactMap { $0.oldestQueued() }.min()
         let samples = table.table.withLock { $0.samples(of: exposition, at: timestamp, oldestQueued: oldest) }

@@ -150,8 +150,8 @@ final class RemoteWriteClient {
         let answer = channel.eventLoop.makePromise(of: PushAnswer.self)
         let timeout = configuration.remoteTimeout
         let authority = target.authority
-        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds(timeout))) {
-            answer.fail(PushFailure(kind: .timeout, description: "no answer from \(authority) within \(StatusPage.duration(timeout))"))
+        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(clamping: timeout.clampedNanoseconds))) {
+            answer.fail(PushFailure(kind: .timeout, description: "no answer from \(authority) within \(timeout.configurationText)"))
             channel.close(promise: nil)
         }
         channel.writeAndFlush(PushRequest(head: head, body: ByteBuffer(bytes: body), answer: answer)).whenFailure { error in
@@ -184,7 +184,7 @@ final class RemoteWriteClient {
             : (isIPAddress(url.host) ? nil : url.host)
         let handshake = HandshakeBox()
         let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(.nanoseconds(nanoseconds(configuration.remoteTimeout)))
+            .connectTimeout(.nanoseconds(Int64(clamping: configuration.remoteTimeout.clampedNanoseconds)))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 do {
@@ -219,7 +219,7 @@ final class RemoteWriteClient {
         }
         if tlsContext != nil {
             let timeout = configuration.remoteTimeout
-            let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds(timeout))) { channel.close(promise: nil) }
+            let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(clamping: timeout.clampedNanoseconds))) { channel.close(promise: nil) }
             defer { deadline.cancel() }
             do {
                 // (The future, not the handler: a refused handshake closes the
@@ -266,7 +266,3 @@ final class RemoteWriteClient {
     }
 }
 
-func nanoseconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = duration.components
-    return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
-}

@@ -116,7 +116,7 @@ final class RemoteWriter: Service, Sendable {
     }
 
     func status() -> RemoteWriteStatus {
-        let now = ExporterMetrics.unixSeconds()
+        let now = WallClock.unixSeconds()
         return state.withLock { state in
             RemoteWriteStatus(name: configuration.name, url: configuration.url.description, pending: state.queue.count,
                               lagSeconds: state.queue.oldestTimestamp.map { max(0, now - Double($0) / 1000) } ?? 0,
@@ -163,7 +163,7 @@ final class RemoteWriter: Service, Sendable {
     /// each series once with its samples in time order; samples past
     /// sample_age_limit are dropped first. nil when none wait.
     private func nextBatch() -> (message: [UInt8], count: Int)? {
-        let limit = Int64((ExporterMetrics.unixSeconds() - Double(nanoseconds(configuration.queue.sampleAgeLimit)) / 1e9) * 1000)
+        let limit = Int64((WallClock.unixSeconds() - Double(configuration.queue.sampleAgeLimit.clampedNanoseconds) / 1e9) * 1000)
         let (samples, tooOld) = state.withLock { state -> ([SampleQueue.Sample], Int) in
             let tooOld = state.queue.removeOlder(than: limit)
             state.dropped += UInt64(tooOld)
@@ -201,7 +201,7 @@ final class RemoteWriter: Service, Sendable {
             (result, message) = (.error, "\(failure.description); retrying with backoff")
         }
         series.requests[result]?.increment()
-        let now = ExporterMetrics.unixSeconds()
+        let now = WallClock.unixSeconds()
         // The answer is for the batch sent, whatever appends did to the queue
         // meanwhile: a delivered or rejected batch leaves (what is still
         // queued of it, nothing newer); a batch to send again stays, less

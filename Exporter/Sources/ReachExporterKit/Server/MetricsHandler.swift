@@ -20,8 +20,7 @@ final class MetricsHandler: ChannelInboundHandler {
     private func arm(_ timeout: Duration, _ context: ChannelHandlerContext) {
         deadline?.cancel()
         let channel = context.channel
-        let (seconds, attoseconds) = timeout.components
-        deadline = context.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+        deadline = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(clamping: timeout.clampedNanoseconds))) {
             channel.close(promise: nil)
         }
     }

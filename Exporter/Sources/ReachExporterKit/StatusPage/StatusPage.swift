@@ -31,7 +31,7 @@ struct StatusPage {
     /// The page, from the exporter's current state.
     init(exporter: Exporter, version: String) {
         self.init(version: version, configuration: exporter.configuration, snapshot: exporter.metrics.statusSnapshot(),
-                  remotes: exporter.remoteWriteStatuses(), ready: exporter.isReady, now: ExporterMetrics.unixSeconds(),
+                  remotes: exporter.remoteWriteStatuses(), ready: exporter.isReady, now: WallClock.unixSeconds(),
                   hostName: Self.hostName(), missingInterfaces: exporter.missingInterfaces)
     }
 
@@ -237,18 +237,18 @@ struct StatusPage {
         page.entry("Validation") {
             if let validation = configuration.validation {
                 $0.text(Self.redacted(validation.description))
-                if let interval = configuration.validationInterval { $0.text(" every \(Self.duration(interval))") }
+                if let interval = configuration.validationInterval { $0.text(" every \(interval.configurationText)") }
             } else {
                 $0.text("off")
             }
         }
-        if let timeout = configuration.resolveTimeout { page.entry("Resolve timeout") { $0.text(Self.duration(timeout)) } }
+        if let timeout = configuration.resolveTimeout { page.entry("Resolve timeout") { $0.text(timeout.configurationText) } }
         page.entry("Uplinks") {
             if configuration.uplinks.isEmpty { $0.text("none") }
             for (index, uplink) in configuration.uplinks.enumerated() {
                 if index > 0 { $0.raw("<br>") }
                 $0.raw("<b>"); $0.text(uplink.interface); $0.raw("</b> ")
-                $0.text("\(uplink.method) to \(uplink.hosts.map(\.description).joined(separator: ", ")) every \(Self.duration(uplink.interval)), down \(uplink.down), up \(uplink.up)")
+                $0.text("\(uplink.method) to \(uplink.hosts.map(\.description).joined(separator: ", ")) every \(uplink.interval.configurationText), down \(uplink.down), up \(uplink.up)")
             }
         }
         page.entry("ModemManager") { $0.text(configuration.modemManager ? "on" : "off") }
@@ -267,7 +267,7 @@ struct StatusPage {
             }
         }
         if !configuration.remoteWrites.isEmpty {
-            page.entry("push_interval") { $0.text(Self.duration(configuration.pushInterval)) }
+            page.entry("push_interval") { $0.text(configuration.pushInterval.configurationText) }
             if !configuration.externalLabels.isEmpty {
                 page.entry("external_labels") {
                     $0.text(configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: ", "))
@@ -323,19 +323,9 @@ struct StatusPage {
         return nil
     }
 
-    /// `5s`, `200ms`, `2m`, as the configuration writes them.
-    static func duration(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        if milliseconds % 3_600_000 == 0 { return "\(milliseconds / 3_600_000)h" }
-        if milliseconds % 60_000 == 0 { return "\(milliseconds / 60_000)m" }
-        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
-        return "\(milliseconds)ms"
-    }
-
+    /// A round trip in milliseconds to two places: `1.23 ms`.
     static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        let microseconds = duration.clampedNanoseconds / 1000
         return "\(microseconds / 1000).\(String(microseconds % 1000 / 10).leftPadded(to: 2)) ms"
     }
 

@@ -31,7 +31,7 @@ package func plainReason(_ error: any Error) -> String {
     case let error as ChannelError:
         switch error {
         case let .connectTimeout(amount):
-            return "no connection within \(StatusPage.duration(.nanoseconds(amount.nanoseconds)))"
+            return "no connection within \(Duration.nanoseconds(amount.nanoseconds).configurationText)"
         case .ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed, .inputClosed:
             return "the connection was closed"
         default:
