@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 // reach-exporter: a Prometheus exporter for fleets of gateways, in a package
 // of its own, so that a user of the library resolves none of swift-nio,
-// swift-prometheus, swift-service-lifecycle or swift-log. It depends on
+// swift-service-lifecycle or swift-log. It depends on
 // the library's package by path and uses only its public products.
 import Foundation
 import PackageDescription
@@ -19,7 +19,6 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-nio", from: "2.70.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
@@ -48,7 +47,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 "CYAML",

@@ -10,7 +10,8 @@ import Glibc
 #endif
 
 /// The services of one configuration, wired together and run: the exporter
-/// (monitor and trackers), the HTTP server, the push, systemd's notifications.
+/// (monitor and trackers), one registry of its series and the push's, the
+/// HTTP server and the push reading that registry, systemd's notifications.
 enum ExporterLifecycle {
     /// Runs until SIGTERM or SIGINT. SIGHUP reads the configuration again
     /// (`reload`: the file and the flags), as Prometheus and node_exporter
@@ -55,9 +56,14 @@ enum ExporterLifecycle {
             throw StartFailure(error: error)
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let push = configuration.remoteWrites.isEmpty ? nil
+            : RemotePush(configuration: configuration, group: group, version: ReachExporter.version, logger: logger)
+        // One registry: /metrics, the status page and the push read its snapshots.
+        let registry = SeriesRegistry([exporter] + (push.map { [$0] } ?? []))
         let server: MetricsServer
         do {
-            server = try await MetricsServer.bind(configuration.listen, exporter: exporter, group: group, logger: logger)
+            server = try await MetricsServer.bind(configuration.listen, exporter: exporter, registry: registry, group: group,
+                                                  logger: logger)
         } catch {
             try? await group.shutdownGracefully()
             throw StartFailure(error: ListenError(description: "cannot listen on \(configuration.listen): \(plainReason(error))"))
@@ -65,12 +71,7 @@ enum ExporterLifecycle {
         ReachExporter.logStart(configuration, missingInterfaces: exporter.missingInterfaces, logger: logger)
         var running: [any Service] = [server, SystemdService(notifier: SystemdNotifier(), exporter: exporter, logger: logger,
                                                              isReloading: { reloads.hasPending })]
-        if !configuration.remoteWrites.isEmpty {
-            let push = RemotePush(configuration: configuration, metrics: exporter.metrics, group: group, version: ReachExporter.version,
-                                  logger: logger, render: { exporter.scrape() })
-            exporter.attach(push)
-            running += push.services
-        }
+        if let push { running += push.services(sampling: registry) }
         do {
             try exporter.start()
         } catch {

@@ -1,5 +1,4 @@
 import Logging
-import NIOCore
 import LinuxReachability
 import ReachabilityModemManager
 import Synchronization
@@ -16,7 +15,7 @@ import Glibc
 /// their own series; readiness never waits for them.
 package final class Exporter: Sendable {
     let configuration: ExporterConfiguration
-    package let metrics: ExporterMetrics
+    let metrics: ExporterMetrics
     let monitor: ReachabilityMonitor
     let trackers: [UplinkTracker]
     /// Tracked uplinks whose interface the namespace did not have at start (warned about, shown on the page).
@@ -144,9 +143,9 @@ package final class Exporter: Sendable {
         guard changed else { return }
         switch availability {
         case .available:
-            logger.notice("ModemManager available: \(count) modem\(count == 1 ? "" : "s")")
+            logger.notice("ModemManager available: \(count) modem\(count == 1 ? "" : "s")", source: Logger.exporterSource)
         case let .unavailable(reason):
-            logger.notice("ModemManager unavailable (\(reason)): no modem series until it is")
+            logger.notice("ModemManager unavailable (\(reason)): no modem series until it is", source: Logger.exporterSource)
         case .starting, .stopped:
             break
         }
@@ -178,24 +177,6 @@ package final class Exporter: Sendable {
         }
         for tracker in trackers { tracker.stop() }
         monitor.stop()
-    }
-
-    /// Each remote_write receiver's queue and last outcome (none configured: empty).
-    func remoteWriteStatuses() -> [RemoteWriteStatus] {
-        push.withLock { $0 }?.writers.map { $0.status() } ?? []
-    }
-
-    /// The push (remote_write), once made; its gauges are brought up to date at each scrape.
-    private let push = Mutex<RemotePush?>(nil)
-
-    package func attach(_ push: RemotePush) { self.push.withLock { $0 = push } }
-
-    /// The text exposition, with the monitor's counters brought up to date.
-    package func scrape() -> (state: ByteBuffer, counters: ByteBuffer) {
-        metrics.record(monitor.counters)
-        for writer in push.withLock({ $0 })?.writers ?? [] { writer.refreshGauges() }
-        if configuration.modemManager { metrics.record(modemManagerDropped: radio.counters.dropped) }
-        return metrics.render()
     }
 
     private func arrived(_ update: (inout Readiness) -> Void) {

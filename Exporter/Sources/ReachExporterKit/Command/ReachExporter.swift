@@ -132,24 +132,24 @@ package struct ReachExporter: Sendable {
     /// listens, what it watches, where it pushes; an uplink without its interface.
     package static func logStart(_ configuration: ExporterConfiguration, missingInterfaces: [String], logger: Logger) {
         let namespace = configuration.namespace == .current ? "" : " in network namespace \(configuration.namespace)"
-        logger.notice("reach-exporter \(version): serving /metrics and the status page on http://\(configuration.listen)/\(namespace)")
+        logger.notice("reach-exporter \(version): serving /metrics and the status page on http://\(configuration.listen)/\(namespace)", source: Logger.exporterSource)
         let watching = "watching \(configuration.targets.count) target\(configuration.targets.count == 1 ? "" : "s"): "
             + configuration.targets.map(\.description).joined(separator: ", ")
             + "; validation \(configuration.validation.map { StatusPage.redacted($0.description) } ?? "off")"
-        logger.notice("\(watching)")
+        logger.notice("\(watching)", source: Logger.exporterSource)
         for uplink in configuration.uplinks {
             let line = "uplink \(uplink.interface): \(uplink.method) to \(uplink.hosts.map(\.description).joined(separator: ", ")) "
                 + "every \(uplink.interval.configurationText), down after \(uplink.down), up after \(uplink.up)"
-            logger.notice("\(line)")
+            logger.notice("\(line)", source: Logger.exporterSource)
         }
         for interface in missingInterfaces {
-            logger.warning("\(missingInterfaceWarning(interface, namespace: configuration.namespace))")
+            logger.warning("\(missingInterfaceWarning(interface, namespace: configuration.namespace))", source: Logger.exporterSource)
         }
         for remote in configuration.remoteWrites {
             let labels = configuration.externalLabels.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
             let line = "remote_write receiver \(remote.name): pushing to \(StatusPage.redacted(remote.url.description)) "
                 + "every \(configuration.pushInterval.configurationText)" + (labels.isEmpty ? " (no external_labels)" : " as \(labels)")
-            logger.notice("\(line)")
+            logger.notice("\(line)", source: Logger.exporterSource)
         }
     }
 

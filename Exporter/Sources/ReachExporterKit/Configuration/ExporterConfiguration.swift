@@ -26,12 +26,12 @@ package struct ExporterConfiguration: Sendable {
     /// Receivers the series are pushed to (`remote_write`); none: scrape only.
     package var remoteWrites: [RemoteWriteConfiguration] = []
 
-    /// The most targets one exporter watches. Each target's 18 series are
-    /// registered with swift-prometheus at start-up, which copies a family's
-    /// series for every one it adds: the time to listening grows with the
-    /// square of the targets (issue 52: 1,000 3.4 s, 2,000 14.9 s, 4,000 68 s,
-    /// past the unit's TimeoutStartSec=60s; 10,000 not listening after
-    /// 137 s). `finish` (and so --check-config, and start-up) refuses more.
+    /// The most targets one exporter watches: 18,000 series, the size start-up,
+    /// scrapes and pushes are measured at (docs/benchmarks/exporter.md).
+    /// `finish` (and so --check-config, and start-up) refuses more. The limit
+    /// was set while swift-prometheus held the series and start-up grew with
+    /// the square of the targets, which its message still says (CHANGELOG.md);
+    /// the exporter's own series no longer cost that.
     static let maximumTargets = 1000
 
     /// The keys of the file, for the message about one that is not.

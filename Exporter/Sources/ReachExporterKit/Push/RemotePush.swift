@@ -3,8 +3,9 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// Push (`remote_write`): every `push_interval` the exporter's series, as
-/// /metrics renders them, are sampled into each receiver's queue; each
+/// Push (`remote_write`): every `push_interval` a snapshot of the exporter's
+/// series (the registry's, which /metrics renders) is sampled into each
+/// receiver's queue; each
 /// receiver's writer sends its queue oldest first and waits for the answer
 /// before the next request, so that a series' samples arrive in order.
 ///
@@ -18,38 +19,32 @@ import Synchronization
 ///   `queue_full`) and `sample_age_limit` (`too_old`). It does not survive a
 ///   restart: writing every sample to a gateway's flash would wear it for
 ///   the sake of the rare restart during an outage ("Pushing through NAT").
+///
+/// The push has series of its own (`reach_remote_write_*`): it is one of
+/// the registry's collectors (``collect(into:)``), and knows the registry
+/// only as the source its sampler reads (``services(sampling:)``).
 package final class RemotePush: Sendable {
     let writers: [RemoteWriter]
     private let interval: Duration
     private let table: SharedSeriesTable
-    private let metrics: ExporterMetrics
-    private let render: @Sendable () -> (state: ByteBuffer, counters: ByteBuffer)
 
-    package init(configuration: ExporterConfiguration, metrics: ExporterMetrics, group: any EventLoopGroup, version: String,
-         logger: Logger, render: @escaping @Sendable () -> (state: ByteBuffer, counters: ByteBuffer)) {
+    package init(configuration: ExporterConfiguration, group: any EventLoopGroup, version: String, logger: Logger) {
         interval = configuration.pushInterval
         table = SharedSeriesTable(SeriesTable(externalLabels: configuration.externalLabels))
-        self.metrics = metrics
-        self.render = render
         var writers: [RemoteWriter] = []
         for remote in configuration.remoteWrites {
-            writers.append(RemoteWriter(configuration: remote, table: table, metrics: metrics, group: group,
-                                            userAgent: "reach-exporter/\(version)", logger: logger))
+            writers.append(RemoteWriter(configuration: remote, table: table, group: group,
+                                        userAgent: "reach-exporter/\(version)", logger: logger))
         }
         self.writers = writers
     }
 
-    /// Samples every series into every queue, now (`render` is the
-    /// exporter's scrape, which brings the push's own gauges up to date first).
-    func sample() {
-        let (state, counters) = render()
-        var exposition = Array(state.readableBytesView)
-        exposition += counters.readableBytesView
-        let timestamp = WallClock.unixMilliseconds()
+    /// Samples every series of `snapshot` into every queue, at the snapshot's time.
+    func sample(_ snapshot: SeriesSnapshot) {
         // Series that left are forgotten once no queue holds a sample of them.
         let oldest = writers.compactMap { $0.oldestQueued() }.min()
-        let samples = table.table.withLock { $0.samples(of: exposition, at: timestamp, oldestQueued: oldest) }
-        for writer in writers { writer.enqueue(samples, at: timestamp) }
+        let samples = table.table.withLock { $0.samples(of: snapshot, oldestQueued: oldest) }
+        for writer in writers { writer.enqueue(samples, at: snapshot.timestamp) }
     }
 
     /// Checks what a receiver needs from files (its TLS files, its password
@@ -67,11 +62,16 @@ package final class RemotePush: Sendable {
         }
     }
 
-    package var services: [any Service] { [Sampler(push: self)] + writers.map { $0 as any Service } }
+    /// The sampler, which takes a snapshot of `source` at each
+    /// `push_interval`, and each receiver's writer.
+    package func services(sampling source: any SeriesSource) -> [any Service] {
+        [Sampler(push: self, source: source)] + writers.map { $0 as any Service }
+    }
 
     /// Samples at each `push_interval`, on a steady clock (no drift, no burst after a stall).
     private struct Sampler: Service {
         let push: RemotePush
+        let source: any SeriesSource
         /// Returns (never throws) when the shutdown cancels it: a service
         /// that throws makes the group cancel the others, and stopping is
         /// no failure.
@@ -80,7 +80,7 @@ package final class RemotePush: Sendable {
                 let clock = ContinuousClock()
                 var next = clock.now
                 while !Task.isCancelled {
-                    push.sample()
+                    push.sample(source.snapshot())
                     next = next.advanced(by: push.interval)
                     if next < clock.now { next = clock.now.advanced(by: push.interval) }
                     try? await Task.sleep(until: next, clock: clock)

@@ -1,7 +1,6 @@
 import Logging
 import NIOCore
 import NIOHTTP1
-import Prometheus
 import ServiceLifecycle
 import Synchronization
 
@@ -16,16 +15,21 @@ final class RemoteWriter: Service, Sendable {
     private let group: any EventLoopGroup
     private let userAgent: String
     private let logger: Logger
-    private let series: Series
     private let state: Mutex<State>
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
 
+    /// The queue, and what became of the samples and requests since the
+    /// start: the receiver's series (``families()``) and status.
     private struct State {
         var queue: SampleQueue
         var sent: UInt64 = 0
         var retried: UInt64 = 0
         var dropped: UInt64 = 0
+        var droppedBy: [DropReason: UInt64] = [:]
+        var requests: [RequestResult: UInt64] = [:]
+        /// Compressed request bodies written, retries included.
+        var bytes: UInt64 = 0
         var lastError: String?
         var lastSuccess: Double?
         /// Whether the last round found the queue full (a condition logged once), and what it dropped since.
@@ -33,19 +37,11 @@ final class RemoteWriter: Service, Sendable {
         var droppedWhileFull: UInt64 = 0
     }
 
-    /// The `reach_remote_write_*` series of this receiver (label `remote`).
-    private struct Series {
-        let sent, retried, bytes: Counter
-        let dropped: [DropReason: Counter]
-        let requests: [RequestResult: Counter]
-        let pending, lag, lastSuccess: Gauge
-    }
-
     enum DropReason: String, CaseIterable { case rejected, queueFull = "queue_full", tooOld = "too_old" }
     enum RequestResult: String, CaseIterable { case success, rejected, retried, error }
 
-    init(configuration: RemoteWriteConfiguration, table: SharedSeriesTable, metrics: ExporterMetrics,
-         group: any EventLoopGroup, userAgent: String, logger: Logger) {
+    init(configuration: RemoteWriteConfiguration, table: SharedSeriesTable, group: any EventLoopGroup, userAgent: String,
+         logger: Logger) {
         self.configuration = configuration
         self.table = table
         self.group = group
@@ -53,53 +49,29 @@ final class RemoteWriter: Service, Sendable {
         self.logger = logger
         state = Mutex(State(queue: SampleQueue(capacity: configuration.queue.capacity)))
         (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let registry = metrics.counters
-        let remote = ("remote", configuration.name)
-        func counter(_ name: String, _ labels: [(String, String)], _ help: String) -> Counter {
-            registry.makeCounter(descriptor: ExporterMetrics.descriptor(name, help), labels: [remote] + labels)
-        }
-        func gauge(_ name: String, _ help: String) -> Gauge {
-            registry.makeGauge(descriptor: ExporterMetrics.descriptor(name, help), labels: [remote])
-        }
-        series = Series(
-            sent: counter("reach_remote_write_samples_sent_total", [], "Samples the receiver accepted (2xx)."),
-            retried: counter("reach_remote_write_samples_retried_total", [], "Samples sent again after a 5xx, 429 or no answer."),
-            bytes: counter("reach_remote_write_bytes_sent_total", [], "Compressed request bodies written, retries included."),
-            dropped: Dictionary(uniqueKeysWithValues: DropReason.allCases.map { reason in
-                (reason, counter("reach_remote_write_samples_dropped_total", [("reason", reason.rawValue)],
-                                 "Samples never sent: rejected (a 4xx answer), queue_full, too_old (sample_age_limit)."))
-            }),
-            requests: Dictionary(uniqueKeysWithValues: RequestResult.allCases.map { result in
-                (result, counter("reach_remote_write_requests_total", [("result", result.rawValue)],
-                                 "Requests by outcome: success (2xx), rejected (other 4xx), retried (5xx, 429), error (no answer)."))
-            }),
-            pending: gauge("reach_remote_write_samples_pending", "Samples waiting to be sent."),
-            lag: gauge("reach_remote_write_lag_seconds", "Age of the oldest sample waiting (0 when none)."),
-            lastSuccess: gauge("reach_remote_write_last_success_timestamp_seconds", "When the receiver last accepted a request (Unix time; 0: never).")
-        )
     }
 
     /// Adds a round of samples and wakes the sending loop. A full queue
     /// (the oldest pushed out) is a change of condition, said once, and so
     /// is its end (a round that fits again), with what it dropped.
     func enqueue(_ samples: [(series: UInt32, value: Double)], at timestamp: Int64) {
-        let (dropped, change) = state.withLock { state -> (Int, (began: Bool, dropped: UInt64)?) in
+        let change = state.withLock { state -> (began: Bool, dropped: UInt64)? in
             let overtakenBefore = state.queue.overtaken
             let dropped = state.queue.append(samples, at: timestamp)
             let pushedOut = dropped + state.queue.overtaken - overtakenBefore
             state.dropped += UInt64(dropped)
+            state.droppedBy[.queueFull, default: 0] += UInt64(dropped)
             let wasFull = state.full
             state.full = pushedOut > 0
             state.droppedWhileFull = (wasFull ? state.droppedWhileFull : 0) + UInt64(pushedOut)
-            return (dropped, wasFull == state.full ? nil : (state.full, state.droppedWhileFull))
+            return wasFull == state.full ? nil : (state.full, state.droppedWhileFull)
         }
-        if dropped > 0 { series.dropped[.queueFull]?.increment(by: Int64(dropped)) }
         if let change {
             let name = configuration.name, capacity = configuration.queue.capacity
             if change.began {
-                logger.warning("remote_write \(name): queue full (capacity \(capacity) samples): dropping the oldest (queue_full) until the receiver takes them faster")
+                logger.warning("remote_write \(name): queue full (capacity \(capacity) samples): dropping the oldest (queue_full) until the receiver takes them faster", source: Logger.exporterSource)
             } else {
-                logger.notice("remote_write \(name): queue no longer full; \(change.dropped) samples were pushed out of it (queue_full)")
+                logger.notice("remote_write \(name): queue no longer full; \(change.dropped) samples were pushed out of it (queue_full)", source: Logger.exporterSource)
             }
         }
         wakeContinuation.yield()
@@ -108,13 +80,7 @@ final class RemoteWriter: Service, Sendable {
     /// The time of the oldest sample waiting (ms), nil when none waits.
     func oldestQueued() -> Int64? { state.withLock { $0.queue.oldestTimestamp } }
 
-    /// Sets the pending and lag gauges (before a sampling round and at each scrape).
-    func refreshGauges() {
-        let status = self.status()
-        series.pending.set(to: Double(status.pending))
-        series.lag.set(to: status.lagSeconds)
-    }
-
+    /// The queue and the last outcome, as the status page shows them.
     func status() -> RemoteWriteStatus {
         let now = WallClock.unixSeconds()
         return state.withLock { state in
@@ -125,13 +91,20 @@ final class RemoteWriter: Service, Sendable {
         }
     }
 
+    /// The receiver's status, and what its counters say: samples dropped
+    /// by reason, requests by outcome, bytes written (``RemotePush``'s series).
+    func reading() -> (status: RemoteWriteStatus, droppedBy: [DropReason: UInt64], requests: [RequestResult: UInt64], bytes: UInt64) {
+        let counts = state.withLock { ($0.droppedBy, $0.requests, $0.bytes) }
+        return (status(), counts.0, counts.1, counts.2)
+    }
+
     func run() async throws {
         await cancelWhenGracefulShutdown {
             let client: RemoteWriteClient
             do {
                 client = try RemoteWriteClient(configuration: self.configuration, group: self.group, userAgent: self.userAgent)
             } catch {
-                self.logger.error("remote_write \(self.configuration.name): \(error)")
+                self.logger.error("remote_write \(self.configuration.name): \(error)", source: Logger.exporterSource)
                 return
             }
             defer { client.close() }
@@ -143,7 +116,7 @@ final class RemoteWriter: Service, Sendable {
                     continue
                 }
                 let body = Snappy.compress(batch.message)
-                self.series.bytes.increment(by: Int64(body.count))
+                self.state.withLock { $0.bytes += UInt64(body.count) }
                 let outcome = await client.post(body)
                 guard !Task.isCancelled else { return }
                 if self.settle(batch.count, outcome) {
@@ -164,12 +137,12 @@ final class RemoteWriter: Service, Sendable {
     /// sample_age_limit are dropped first. nil when none wait.
     private func nextBatch() -> (message: [UInt8], count: Int)? {
         let limit = Int64((WallClock.unixSeconds() - Double(configuration.queue.sampleAgeLimit.clampedNanoseconds) / 1e9) * 1000)
-        let (samples, tooOld) = state.withLock { state -> ([SampleQueue.Sample], Int) in
+        let samples = state.withLock { state -> [SampleQueue.Sample] in
             let tooOld = state.queue.removeOlder(than: limit)
             state.dropped += UInt64(tooOld)
-            return (state.queue.take(configuration.queue.maxSamplesPerSend), tooOld)
+            state.droppedBy[.tooOld, default: 0] += UInt64(tooOld)
+            return state.queue.take(configuration.queue.maxSamplesPerSend)
         }
-        if tooOld > 0 { series.dropped[.tooOld]?.increment(by: Int64(tooOld)) }
         guard !samples.isEmpty else { return nil }
         var order: [UInt32] = []
         var bySeries: [UInt32: [(timestamp: Int64, value: Double)]] = [:]
@@ -200,15 +173,14 @@ final class RemoteWriter: Service, Sendable {
         case let .failed(failure):
             (result, message) = (.error, "\(failure.description); retrying with backoff")
         }
-        series.requests[result]?.increment()
         let now = WallClock.unixSeconds()
         // The answer is for the batch sent, whatever appends did to the queue
         // meanwhile: a delivered or rejected batch leaves (what is still
         // queued of it, nothing newer); a batch to send again stays, less
         // what a full queue pushed out (lost now: queue_full).
-        let (previous, waiting, left, lost) = state.withLock { state -> (String?, Int, Int, Int) in
+        let (previous, waiting) = state.withLock { state -> (String?, Int) in
             let previous = state.lastError
-            var left = count, lost = 0
+            state.requests[result, default: 0] += 1
             switch result {
             case .success:
                 _ = state.queue.finish(removing: true)
@@ -217,28 +189,20 @@ final class RemoteWriter: Service, Sendable {
             case .rejected:
                 _ = state.queue.finish(removing: true)
                 state.dropped += UInt64(count)
+                state.droppedBy[.rejected, default: 0] += UInt64(count)
             case .retried, .error:
-                (left, lost) = state.queue.finish(removing: false)
+                let (left, lost) = state.queue.finish(removing: false)
                 state.retried += UInt64(left)
                 state.dropped += UInt64(lost)
+                state.droppedBy[.queueFull, default: 0] += UInt64(lost)
             }
             state.lastError = message
-            return (previous, state.queue.count, left, lost)
+            return (previous, state.queue.count)
         }
-        switch result {
-        case .success:
-            series.sent.increment(by: Int64(count))
-            series.lastSuccess.set(to: now)
-            if previous != nil { logger.notice("remote_write \(name): sending again (\(waiting) samples waiting)") }
-        case .rejected:
-            series.dropped[.rejected]?.increment(by: Int64(count))
-        case .retried, .error:
-            series.retried.increment(by: Int64(left))
-            if lost > 0 { series.dropped[.queueFull]?.increment(by: Int64(lost)) }
-        }
+        if result == .success, previous != nil { logger.notice("remote_write \(name): sending again (\(waiting) samples waiting)", source: Logger.exporterSource) }
         // One line per change of condition (a new kind of failure), not per retry.
         if let message, Self.condition(message) != previous.map(Self.condition) {
-            logger.notice("remote_write \(name): \(message)")
+            logger.notice("remote_write \(name): \(message)", source: Logger.exporterSource)
         }
         return result == .success || result == .rejected
     }

@@ -26,7 +26,7 @@ final class ConnectionGate: Sendable {
             return (false, !state.saidFull)
         }
         if say {
-            logger.warning("\(maximum) connections open, the most allowed: new connections are closed until one ends")
+            logger.warning("\(maximum) connections open, the most allowed: new connections are closed until one ends", source: Logger.exporterSource)
         }
         guard admitted else { return false }
         channel.closeFuture.whenComplete { _ in

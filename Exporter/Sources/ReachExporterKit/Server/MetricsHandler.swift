@@ -1,19 +1,28 @@
+import LinuxReachability
 import NIOCore
 import NIOHTTP1
 
+/// One connection's requests: `/metrics` (the registry's snapshot as text),
+/// `/` (the status page, from the same kind of snapshot), readiness and
+/// health; its deadlines (`MetricsServer.Limits`).
 final class MetricsHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let exporter: Exporter
+    private let registry: any SeriesSource
+    private let cache: ExpositionCache
     private let limits: MetricsServer.Limits
     private var request: HTTPRequestHead?
     /// Closes the connection unless a whole request has come by then: the
     /// header timeout from its start, the idle timeout after a response.
     private var deadline: Scheduled<Void>?
 
-    init(exporter: Exporter, limits: MetricsServer.Limits = MetricsServer.Limits()) {
+    init(exporter: Exporter, registry: any SeriesSource, cache: ExpositionCache,
+         limits: MetricsServer.Limits = MetricsServer.Limits()) {
         self.exporter = exporter
+        self.registry = registry
+        self.cache = cache
         self.limits = limits
     }
 
@@ -79,8 +88,7 @@ final class MetricsHandler: ChannelInboundHandler {
             switch path {
             case "/metrics":
                 status = .ok
-                let (state, counters) = exporter.scrape()
-                body = [state, counters]
+                body = cache.exposition(of: registry.snapshot())
                 contentType = "text/plain; version=0.0.4; charset=utf-8"
             case "/-/healthy":
                 (status, body) = (.ok, [ByteBuffer(string: "Healthy.\n")])
@@ -88,7 +96,7 @@ final class MetricsHandler: ChannelInboundHandler {
                 (status, body) = exporter.isReady ? (.ok, [ByteBuffer(string: "Ready.\n")])
                     : (.serviceUnavailable, [ByteBuffer(string: "Not ready: waiting for the first answers.\n")])
             case "/", "/index.html":
-                (status, body) = (.ok, [ByteBuffer(string: StatusPage(exporter: exporter, version: ReachExporter.version).render())])
+                (status, body) = (.ok, [ByteBuffer(string: StatusPage(snapshot: registry.snapshot(), exporter: exporter, version: ReachExporter.version).render())])
                 contentType = "text/html; charset=utf-8"
                 headers.add(name: "Cache-Control", value: "no-store")
             default:

@@ -38,9 +38,12 @@ package struct MetricsServer: Service {
     }
 
     /// Binds `address` (before any service starts, so a port in use is an
-    /// error at start-up, exit 1).
-    package static func bind(_ address: ListenAddress, exporter: Exporter, group: MultiThreadedEventLoopGroup,
-                     limits: Limits = Limits(), logger: Logger = Logger(label: "reach-exporter")) async throws -> MetricsServer {
+    /// error at start-up, exit 1). `/metrics` and the status page read
+    /// `registry`'s snapshots; readiness and the page's configuration are
+    /// `exporter`'s.
+    package static func bind(_ address: ListenAddress, exporter: Exporter, registry: any SeriesSource,
+                             group: MultiThreadedEventLoopGroup, limits: Limits = Limits(),
+                             logger: Logger = Logger(label: "reach-exporter")) async throws -> MetricsServer {
         var descriptors = rlimit()
         let descriptorLimit = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &descriptors) == 0 && descriptors.rlim_cur < rlim_t(Int32.max)
             ? Int(descriptors.rlim_cur) : Int(Int32.max)
@@ -48,8 +51,13 @@ package struct MetricsServer: Service {
         // Our own Content-Length on every response: NIO's framing takes it
         // off a response to CONNECT (and its body), which left a 405 without
         // a length; the protocol error handler's 400 sets its own.
-        var encoder = HTTPResponseEncoder.Configuration()
-        encoder.automaticallySetFramingHeaders = false
+        let encoder = {
+            var encoder = HTTPResponseEncoder.Configuration()
+            encoder.automaticallySetFramingHeaders = false
+            return encoder
+        }()
+        // The state series' text, kept from one scrape to the next until they change.
+        let cache = ExpositionCache()
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -60,7 +68,7 @@ package struct MetricsServer: Service {
             .childChannelInitializer { channel in
                 guard gate.admit(channel) else { return channel.close() }
                 return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true, withEncoderConfiguration: encoder).flatMapThrowing {
-                    try channel.pipeline.syncOperations.addHandler(MetricsHandler(exporter: exporter, limits: limits))
+                    try channel.pipeline.syncOperations.addHandler(MetricsHandler(exporter: exporter, registry: registry, cache: cache, limits: limits))
                 }
             }
         return MetricsServer(channel: try await bootstrap.bind(host: address.host, port: address.port).get())

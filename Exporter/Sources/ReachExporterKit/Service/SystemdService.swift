@@ -60,11 +60,11 @@ package struct SystemdService: Service {
                 if let reason {
                     if !stuck {
                         stuck = true
-                        logger.error("stuck: \(reason); no more watchdog pings")
+                        logger.error("stuck: \(reason); no more watchdog pings", source: Logger.exporterSource)
                         notifier.notify("STATUS=stuck: \(reason); watchdog pings withheld")
                     }
                 } else {
-                    if stuck { logger.notice("every thread answers again; watchdog pings resumed") }
+                    if stuck { logger.notice("every thread answers again; watchdog pings resumed", source: Logger.exporterSource) }
                     notifier.notify(stuck ? "WATCHDOG=1\n" + readyStatus : "WATCHDOG=1")
                     stuck = false
                 }

@@ -28,10 +28,12 @@ struct StatusPage {
     /// Tracked uplinks whose interface the namespace did not have at start (`missingUplinkInterfaces`).
     var missingInterfaces: [String] = []
 
-    /// The page, from the exporter's current state.
-    init(exporter: Exporter, version: String) {
-        self.init(version: version, configuration: exporter.configuration, snapshot: exporter.metrics.statusSnapshot(),
-                  remotes: exporter.remoteWriteStatuses(), ready: exporter.isReady, now: WallClock.unixSeconds(),
+    /// The page of a collection (``SeriesSnapshot/status`` and
+    /// ``SeriesSnapshot/remotes``, at its time), with `exporter`'s
+    /// configuration and readiness.
+    init(snapshot collected: SeriesSnapshot, exporter: Exporter, version: String) {
+        self.init(version: version, configuration: exporter.configuration, snapshot: collected.status,
+                  remotes: collected.remotes, ready: exporter.isReady, now: Double(collected.timestamp) / 1000,
                   hostName: Self.hostName(), missingInterfaces: exporter.missingInterfaces)
     }
 
