@@ -31,6 +31,15 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        // libsystemd's sd-daemon (Debian's, shared): systemd's notify protocol
+        // and watchdog (sd_notify, sd_watchdog_enabled). The program links
+        // libsystemd already, for ModemManager's sd-bus.
+        .systemLibrary(
+            name: "CReachExporterSystemd",
+            path: "Sources/CReachExporterSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // The exporter as a library: configuration (YAML, flags), collection
         // (the monitor and trackers into one registry of series), the HTTP
         // server (swift-nio's HTTP/1), the push (remote write), the status
@@ -50,6 +59,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 "CYAML",
+                "CReachExporterSystemd",
             ]
         ),
         // The program: its command line, and the services wired together and
