@@ -6,9 +6,3 @@
 package protocol SeriesCollector: Sendable {
     func collect(into snapshot: inout SeriesSnapshot)
 }
-
-/// Where an output takes its snapshots from (``SeriesRegistry``).
-package protocol SeriesSource: Sendable {
-    /// Every series, collected now.
-    func snapshot() -> SeriesSnapshot
-}

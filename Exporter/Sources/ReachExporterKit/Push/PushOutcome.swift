@@ -9,11 +9,3 @@ enum PushOutcome: Equatable {
     /// No answer: no connection, TLS refused, no answer in time, closed.
     case failed(PushFailure)
 }
-
-struct PushFailure: Error, Equatable, CustomStringConvertible {
-    /// `secret`: a password or token file could not be read (nothing sent);
-    /// `redirect`: a 3xx not followed (a configuration to correct).
-    enum Kind: Equatable { case connect, tls, timeout, closed, secret, redirect }
-    var kind: Kind
-    var description: String
-}
