@@ -7,8 +7,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// The monitor and the uplink trackers, feeding `ExporterMetrics`; ready once
-/// every target has its first answer and every uplink its initial state.
+/// The monitor and the uplink trackers, feeding `ExporterMetrics`, whose
+/// series it adds to each snapshot (the registry's first collector); ready
+/// once every target has its first answer and every uplink its initial state.
 /// ModemManager's modems (unless the configuration says `modemmanager:
 /// false`) feed the process's radio source, so that the monitor and the
 /// trackers classify WWAN links and their technology from the modems, and

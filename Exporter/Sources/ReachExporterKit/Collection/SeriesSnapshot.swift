@@ -32,11 +32,6 @@ package struct SeriesSnapshot: Sendable {
         var source: UInt64
         /// Bumped by every change of the collector's families.
         var generation: UInt64
-
-        init(source: UInt64, generation: UInt64) {
-            self.source = source
-            self.generation = generation
-        }
     }
 
     init(timestamp: Int64) {

@@ -1,4 +1,5 @@
-/// The status page's facts (`ExporterMetrics.statusSnapshot()`): each target
+/// The status page's facts (`ExporterMetrics.statusSnapshot()`, and each
+/// ``SeriesSnapshot/status``): each target
 /// and uplink as last recorded, in the configuration's order; ModemManager
 /// and its modems; the last changes. Times are Unix seconds.
 struct StatusSnapshot: Sendable {
