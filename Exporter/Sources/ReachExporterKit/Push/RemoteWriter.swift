@@ -20,7 +20,7 @@ final class RemoteWriter: Service, Sendable {
     private let wakeContinuation: AsyncStream<Void>.Continuation
 
     /// The queue, and what became of the samples and requests since the
-    /// start: the receiver's series (``families()``) and status.
+    /// start: the receiver's series (``reading()``) and status.
     private struct State {
         var queue: SampleQueue
         var sent: UInt64 = 0
