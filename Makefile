@@ -108,7 +108,7 @@ test: setup check-layers check-architecture
 # here with a small filter, without building the exporter's package.
 snappy-judge: setup
 	@mkdir -p .build
-	$(SWIFTC) -O Exporter/Sources/reach-exporter/RemoteWrite/Snappy.swift Tools/snappy-judge/main.swift -o .build/snappy-judge
+	$(SWIFTC) -O Exporter/Sources/ReachExporterKit/Push/Snappy.swift Tools/snappy-judge/main.swift -o .build/snappy-judge
 	/usr/bin/python3 Tools/snappy-judge/judge.py .build/snappy-judge
 
 # Packages that depend on this one beside the libraries it re-creates

@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 // reach-exporter: a Prometheus exporter for fleets of gateways, in a package
 // of its own, so that a user of the library resolves none of swift-nio,
-// swift-prometheus, swift-service-lifecycle or swift-log. It depends on
+// swift-service-lifecycle or swift-log. It depends on
 // the library's package by path and uses only its public products.
 import Foundation
 import PackageDescription
@@ -19,7 +19,6 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-nio", from: "2.70.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
@@ -32,11 +31,23 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
-        // swift-nio's HTTP/1 server, swift-prometheus' exposition,
-        // swift-service-lifecycle's signals and shutdown, a YAML configuration
-        // through libyaml (Running a fleet, in the Reachability documentation).
-        .executableTarget(
-            name: "reach-exporter",
+        // libsystemd's sd-daemon (Debian's, shared): systemd's notify protocol
+        // and watchdog (sd_notify, sd_watchdog_enabled). The program links
+        // libsystemd already, for ModemManager's sd-bus.
+        .systemLibrary(
+            name: "CReachExporterSystemd",
+            path: "Sources/CReachExporterSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // The exporter as a library: configuration (YAML, flags), collection
+        // (the monitor and trackers into one registry of series), the HTTP
+        // server (swift-nio's HTTP/1), the push (remote write), the status
+        // page, systemd's notifications (Running a fleet, in the Reachability
+        // documentation). The program and the tests import it; it is not a
+        // product.
+        .target(
+            name: "ReachExporterKit",
             dependencies: [
                 .product(name: "LinuxReachability", package: root),
                 .product(name: "ReachabilityModemManager", package: root),
@@ -45,14 +56,26 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                "CYAML",
+                "CReachExporterSystemd",
+            ]
+        ),
+        // The program: its command line, and the services wired together and
+        // run until SIGTERM (swift-service-lifecycle's signals and shutdown).
+        .executableTarget(
+            name: "reach-exporter",
+            dependencies: [
+                "ReachExporterKit",
+                .product(name: "LinuxReachability", package: root),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-                "CYAML",
             ]
         ),
-        // The exporter's own types, in process (ExporterMetrics' one-hot series
+        // The exporter's library in process (ExporterMetrics' one-hot series
         // under concurrent scrapes). The exporter run as an operator runs it
         // (namespaces, a real Prometheus) is tested from the library's
         // integration tests, which own the namespace fixtures
@@ -60,7 +83,7 @@ let package = Package(
         .testTarget(
             name: "ReachExporterTests",
             dependencies: [
-                "reach-exporter", .product(name: "ReachabilityCore", package: root),
+                "ReachExporterKit", .product(name: "ReachabilityCore", package: root),
                 // A receiver on loopback whose answers the test holds (RemoteWriteDeliveryTests).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,4 @@
-// The exporter's snappy compressor (Exporter/Sources/reach-exporter/RemoteWrite/Snappy.swift,
+// The exporter's snappy compressor (Exporter/Sources/ReachExporterKit/Push/Snappy.swift,
 // compiled with this file alone) as a filter for judge.py: each input on
 // standard input is a 4-byte little-endian length and its bytes; each
 // output is the same framing around the input compressed.

@@ -2,7 +2,7 @@
 // ReachExporter.swift says why): both spellings of a value, repeats, the
 // flags, and every usage error as a ConfigurationError (exit 2).
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 import XCTest
 
 final class CommandLineTests: XCTestCase {

@@ -2,7 +2,7 @@
 // the trackers' callbacks record new states on other threads.
 
 import Dispatch
-@testable import reach_exporter
+@testable import ReachExporterKit
 @testable import ReachabilityCore
 import ReachabilityModemManager
 import Synchronization
@@ -37,11 +37,9 @@ final class ExporterMetricsTests: XCTestCase {
         text.split(separator: "\n").count { $0.hasPrefix(family + "{") && $0.hasSuffix(" 1.0") }
     }
 
-    /// The state series of a rendering, as text.
+    /// The series of a snapshot, as text.
     func scrape(_ metrics: ExporterMetrics) -> Substring {
-        let (state, counters) = metrics.render()
-        return Substring((state.getString(at: state.readerIndex, length: state.readableBytes) ?? "")
-            + (counters.getString(at: counters.readerIndex, length: counters.readableBytes) ?? ""))
+        Substring(exposition(metrics))
     }
 
     /// The series lines (no comments) of `family` in an exposition.
@@ -49,7 +47,7 @@ final class ExporterMetricsTests: XCTestCase {
         text.split(separator: "\n").filter { $0.hasPrefix(family + "{") || $0.hasPrefix(family + " ") }
     }
 
-    /// A state family is one-hot in every scrape: exactly one status, one
+    /// A state family is one-hot in every snapshot: exactly one status, one
     /// accessibility, one uplink state at 1, never two (the old one not yet
     /// cleared) and never none (the new one not yet set), however the
     /// rendering interleaves with the updates.
@@ -79,8 +77,7 @@ final class ExporterMetricsTests: XCTestCase {
         let scrapes = 2_000
         var torn: [String] = []
         for _ in 0 ..< scrapes {
-            let (state, _) = metrics.render()
-            let text = Substring(state.getString(at: state.readerIndex, length: state.readableBytes) ?? "")
+            let text = scrape(metrics)
             // The series at 1, split once (seven families of a debug build's text).
             let atOne = text.split(separator: "\n").filter { $0.hasSuffix(" 1.0") }
             let counts = ["reach_target_status", "reach_target_accessibility", "reach_uplink_state", "reach_modemmanager_availability",

@@ -6,7 +6,7 @@
 // signed port are each a one-line error; a receiver's control bytes are
 // visible characters on the status page.
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 import Dispatch
 import LinuxReachability
 import Synchronization
@@ -83,7 +83,7 @@ final class HostileInputTests: XCTestCase {
         DispatchQueue.global().async {
             let text: String
             do {
-                _ = try ReachExporter.read(path)
+                _ = try ConfigurationFile.read(path)
                 text = "read"
             } catch {
                 text = "\(error)"
@@ -105,7 +105,7 @@ final class HostileInputTests: XCTestCase {
         let path = temporaryPath("directory")
         mkdir(path, 0o700)
         defer { rmdir(path) }
-        XCTAssertThrowsError(try ReachExporter.read(path)) {
+        XCTAssertThrowsError(try ConfigurationFile.read(path)) {
             XCTAssertEqual("\($0)", "\(path): not a regular file (a directory)")
         }
     }
@@ -124,19 +124,20 @@ final class HostileInputTests: XCTestCase {
             fclose(file)
         }
         write(1 << 20)
-        XCTAssertEqual(try ReachExporter.read(path).utf8.count, 1 << 20, "exactly 1 MiB is read")
+        XCTAssertEqual(try ConfigurationFile.read(path).utf8.count, 1 << 20, "exactly 1 MiB is read")
         write((1 << 20) + 1000)
-        XCTAssertThrowsError(try ReachExporter.read(path)) {
+        XCTAssertThrowsError(try ConfigurationFile.read(path)) {
             XCTAssertEqual("\($0)", "\(path): larger than 1 MiB")
         }
     }
 
     // MARK: - Point 17: start-up grows with the square of the targets
 
-    /// swift-prometheus copies a family's dictionary for every series it adds:
-    /// 1,000 targets took 3.4 s to listening, 4,000 68 s (past the unit's
-    /// TimeoutStartSec=60s). --check-config (the same `load`) refuses more
-    /// than `maximumTargets`, from the file and the flags alike.
+    /// swift-prometheus, when it held the series, copied a family's
+    /// dictionary for every series it added: 1,000 targets took 3.4 s to
+    /// listening, 4,000 68 s (past the unit's TimeoutStartSec=60s). The limit
+    /// stays: --check-config (the same `load`) refuses more than
+    /// `maximumTargets`, from the file and the flags alike.
     func testMoreTargetsThanStartUpCanRegisterAreRefused() throws {
         func addresses(_ count: Int) -> [String] {
             (0 ..< count).map { "10.\($0 / 65536).\($0 / 256 % 256).\($0 % 256)" }

@@ -4,7 +4,7 @@
 // receive timeout of 10 s is only a guard, so that a server that never
 // closes fails the test instead of hanging it.
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 import Dispatch
 import Logging
 import NIOCore
@@ -39,7 +39,7 @@ final class MetricsServerTests: XCTestCase {
         let logger = Logger(label: "test") { _ in LogLines.Handler(lines: logs) }
         let group = self.group!
         server = try runBlocking {
-            try await MetricsServer.bind(ListenAddress(host: "127.0.0.1", port: 0), exporter: exporter, group: group,
+            try await MetricsServer.bind(ListenAddress(host: "127.0.0.1", port: 0), exporter: exporter, registry: SeriesRegistry([exporter]), group: group,
                                          limits: limits, logger: logger)
         }
         port = try XCTUnwrap(server.channel.localAddress?.port)

@@ -3,7 +3,7 @@
 // (issue 52, point 13). Real errors where the kernel gives them: a
 // connection to a loopback port nobody listens on, a second bind.
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 import NIOCore
 import NIOPosix
 import NIOSSL

@@ -14,7 +14,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-@testable import reach_exporter
+@testable import ReachExporterKit
 import Synchronization
 import XCTest
 
@@ -230,14 +230,13 @@ final class Inbox<Element: Sendable>: Sendable {
 
 final class RemoteWriteDeliveryTests: XCTestCase {
     /// Sample times: now (ms), plus `n` seconds (older ones would be dropped as too_old).
-    let start = Int64(ExporterMetrics.unixSeconds()) * 1000
+    let start = Int64(WallClock.unixSeconds()) * 1000
     func at(_ n: Int64) -> Int64 { start + n * 1000 }
 
     /// A table of `count` series (s0, s1, ...) and a round of their samples.
     func table(_ count: Int) -> (SharedSeriesTable, [(series: UInt32, value: Double)]) {
         var table = SeriesTable(externalLabels: [])
-        let exposition = (0 ..< count).map { "s\($0) \($0)\n" }.joined()
-        let round = table.samples(of: Array(exposition.utf8))
+        let round = table.samples(of: snapshot(gauges((0 ..< count).map { "s\($0)" })))
         return (SharedSeriesTable(table), round)
     }
 
@@ -248,13 +247,51 @@ final class RemoteWriteDeliveryTests: XCTestCase {
         configuration.queue.minBackoff = .milliseconds(5)
         configuration.queue.maxBackoff = .milliseconds(50)
         configure(&configuration)
-        return RemoteWriter(configuration: configuration, table: table, metrics: ExporterMetrics(targets: [], uplinks: [], version: "test"),
+        return RemoteWriter(configuration: configuration, table: table,
                             group: MultiThreadedEventLoopGroup.singleton, userAgent: "test", logger: logs.logger)
     }
 
     /// The timestamps of a request's samples, decoded.
     func timestamps(_ request: ReceivedRequest) throws -> [Int64] {
         try RemoteWriteEncodingTests.decodeWriteRequest(try RemoteWriteEncodingTests.unsnappy(request.body)).flatMap { $0.samples.map(\.0) }
+    }
+
+    // MARK: - A snapshot pushed
+
+    /// The snapshot /metrics renders (`fixedFamilies`, whose exact text
+    /// ExpositionTests checks) is what the receiver gets: a series per
+    /// sample in the snapshot's order, named as the exposition names it (a
+    /// histogram's with its suffix), its labels as they are (no escapes)
+    /// sorted by name as remote write asks, the external label added; the
+    /// values (NaN included); every sample at the snapshot's time.
+    func testASnapshotIsPushedAsItsSeries() async throws {
+        let receiver = try TestReceiver { _ in ReceiverAnswer(status: .noContent) }
+        defer { receiver.close() }
+        var configuration = ExporterConfiguration()
+        configuration.externalLabels = [("gateway", "gw1")]
+        configuration.remoteWrites = [RemoteWriteConfiguration(url: try RemoteURL(parsing: receiver.url + "/api/v1/write"), name: "test")]
+        let push = RemotePush(configuration: configuration, group: MultiThreadedEventLoopGroup.singleton, version: "test",
+                              logger: LogCapture().logger)
+        let task = Task { try await push.writers[0].run() }
+        defer { task.cancel() }
+        push.sample(snapshot(fixedFamilies(), at: at(1)))
+        let request = try await receiver.requests.next("the snapshot's request")
+        let series = try RemoteWriteEncodingTests.decodeWriteRequest(try RemoteWriteEncodingTests.unsnappy(request.body))
+        XCTAssertEqual(series.map(\.labels), [
+            ["__name__": "reach_target_status", "gateway": "gw1", "status": "reachable.wired", "target": "gw\"x\\y\nz"],
+            ["__name__": "reach_target_status", "gateway": "gw1", "status": "notReachable", "target": "internet"],
+            ["__name__": "reach_monitor_events_total", "gateway": "gw1"],
+            ["__name__": "reach_probe_rtt_seconds_bucket", "gateway": "gw1", "interface": "wan0", "le": "0.0025"],
+            ["__name__": "reach_probe_rtt_seconds_bucket", "gateway": "gw1", "interface": "wan0", "le": "+Inf"],
+            ["__name__": "reach_probe_rtt_seconds_sum", "gateway": "gw1", "interface": "wan0"],
+            ["__name__": "reach_probe_rtt_seconds_count", "gateway": "gw1", "interface": "wan0"],
+            ["__name__": "reach_modem_signal_quality_percent", "gateway": "gw1", "interface": "", "modem": "0"],
+        ])
+        for labels in series.map(\.names) { XCTAssertEqual(labels, labels.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }) }
+        let values = series.flatMap { $0.samples.map(\.1) }
+        XCTAssertEqual(values.dropLast(), [1, 0, 42, 1, 2, 0.00375, 2])
+        XCTAssertTrue(values.last?.isNaN == true)
+        XCTAssertEqual(series.flatMap { $0.samples.map(\.0) }, Array(repeating: at(1), count: 8))
     }
 
     // MARK: - Point 4: a batch in flight while the queue overflows
@@ -432,15 +469,18 @@ final class RemoteWriteDeliveryTests: XCTestCase {
     /// left gets Prometheus' stale marker once.
     func testSeriesThatLeaveAreForgottenWithAStaleMarker() {
         var table = SeriesTable(externalLabels: [("gateway", "gw1")])
-        func exposition(_ modem: Int) -> [UInt8] {
-            var text = "reach_build_info{version=\"1\"} 1\n"
-            for series in 0 ..< 40 { text += "reach_modem_signal_quality{modem=\"\(modem)\",n=\"\(series)\"} \(series)\n" }
-            return Array(text.utf8)
+        func reprobed(_ modem: Int) -> SeriesSnapshot {
+            let build = MetricFamily(name: "reach_build_info", help: "", kind: .gauge,
+                                     samples: [Sample(labels: [SeriesLabel("version", "1")], value: .double(1))])
+            let quality = MetricFamily(name: "reach_modem_signal_quality", help: "", kind: .gauge, samples: (0 ..< 40).map { series in
+                Sample(labels: [SeriesLabel("modem", "\(modem)"), SeriesLabel("n", "\(series)")], value: .double(Double(series)))
+            })
+            return snapshot([build, quality], at: Int64(modem))
         }
-        _ = table.samples(of: exposition(0))
+        _ = table.samples(of: reprobed(0))
         let staleBits: UInt64 = 0x7FF0_0000_0000_0002
         for modem in 1 ... 3000 {
-            let samples = table.samples(of: exposition(modem))
+            let samples = table.samples(of: reprobed(modem))
             if modem == 1 || modem == 3000 {
                 XCTAssertEqual(samples.count { $0.value.bitPattern == staleBits }, 40, "modem \(modem): a stale marker for each series of the last")
                 XCTAssertEqual(samples.count { !$0.value.isNaN }, 41)

@@ -2,11 +2,11 @@
 // formats' descriptions (snappy's format_description.txt, protobuf's
 // encoding guide): every kind of snappy element round-trips, and real
 // compression happens; a WriteRequest decodes to the series and samples
-// given; the exposition's series become labels (escapes, external labels);
+// given; a snapshot's series become labels (external labels);
 // the queue keeps order and its bounds. Prometheus itself reading what we
 // send is tested in Tests/IntegrationTests/RemoteWriteTests.swift.
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 import XCTest
 
 final class RemoteWriteEncodingTests: XCTestCase {
@@ -150,35 +150,41 @@ final class RemoteWriteEncodingTests: XCTestCase {
         XCTAssertEqual(decoded[1].samples.map(\.1), [0.5])
     }
 
-    // MARK: - The exposition's series
+    // MARK: - The snapshot's series
 
-    func testExpositionSeriesBecomeLabelsWithExternalLabels() throws {
+    /// A snapshot's series become remote write's labels: `__name__` (a
+    /// histogram's with its suffix), the series' own labels with their values
+    /// as they are (no exposition escapes to undo), the external labels
+    /// added where the series has no label of that name; the values as
+    /// doubles, NaN included.
+    func testSnapshotSeriesBecomeLabelsWithExternalLabels() throws {
         var table = SeriesTable(externalLabels: [("gateway", "gw1"), ("target", "ignored: the series' own wins")])
-        let exposition = Array("""
-            # HELP reach_target_reachable ...
-            # TYPE reach_target_reachable gauge
-            reach_target_reachable{target="internet"} 1.0
-            reach_probe_rtt_seconds_bucket{interface="wan0",le="+Inf"} 12
-            reach_target_status{target="a \\"b\\" {c} d\\\\e\\nf",status="notReachable"} 0
-            reach_build_info{version="1.0"} 1
-            reach_monitor_events_total 42
-            not a sample
-            reach_nan NaN
-
-            """.utf8)
-        let samples = table.samples(of: exposition)
+        let families = [
+            MetricFamily(name: "reach_target_reachable", help: "h", kind: .gauge,
+                         samples: [Sample(labels: [SeriesLabel("target", "internet")], value: .double(1))]),
+            MetricFamily(name: "reach_probe_rtt_seconds", help: "h", kind: .histogram, samples: [
+                Sample(suffix: "_bucket", labels: [SeriesLabel("interface", "wan0"), SeriesLabel("le", "+Inf")], value: .integer(12)),
+            ]),
+            MetricFamily(name: "reach_target_status", help: "h", kind: .gauge, samples: [
+                Sample(labels: [SeriesLabel("target", "a \"b\" {c} d\\e\nf"), SeriesLabel("status", "notReachable")], value: .double(0)),
+            ]),
+            MetricFamily(name: "reach_build_info", help: "h", kind: .gauge, samples: [Sample(labels: [SeriesLabel("version", "1.0")], value: .double(1))]),
+            MetricFamily(name: "reach_monitor_events_total", help: "h", kind: .counter, samples: [Sample(labels: [], value: .integer(42))]),
+            MetricFamily(name: "reach_nan", help: "h", kind: .gauge, samples: [Sample(labels: [], value: .double(.nan))]),
+        ]
+        let samples = table.samples(of: snapshot(families))
         XCTAssertEqual(samples.map(\.value).dropLast().map { $0 }, [1, 12, 0, 1, 42])
         XCTAssertTrue(samples.last!.value.isNaN)
-        XCTAssertEqual(table.malformed, 1)
         let first = try Self.decodeWriteRequest(WriteRequest.encode([(table.encodedLabels[0], [(0, 1)][...])]))[0].labels
         XCTAssertEqual(first, ["__name__": "reach_target_reachable", "target": "internet", "gateway": "gw1"])
         let escaped = try Self.decodeWriteRequest(WriteRequest.encode([(table.encodedLabels[2], [(0, 1)][...])]))[0].labels
         XCTAssertEqual(escaped["target"], "a \"b\" {c} d\\e\nf")
         XCTAssertEqual(escaped["status"], "notReachable")
         let bucket = try Self.decodeWriteRequest(WriteRequest.encode([(table.encodedLabels[1], [(0, 1)][...])]))[0].labels
+        XCTAssertEqual(bucket["__name__"], "reach_probe_rtt_seconds_bucket")
         XCTAssertEqual(bucket["le"], "+Inf")
         // The same series again: the same numbers, no new entry.
-        let again = table.samples(of: exposition)
+        let again = table.samples(of: snapshot(families))
         XCTAssertEqual(again.map(\.series), samples.map(\.series))
         XCTAssertEqual(table.count, 6)
     }

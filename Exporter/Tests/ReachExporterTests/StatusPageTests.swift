@@ -3,7 +3,7 @@
 // recorded them. The page in a real browser: Tests/IntegrationTests/
 // ExporterTests.swift, testStatusPageInAHeadlessBrowser (make test-fleet).
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 @testable import ReachabilityCore
 import XCTest
 
@@ -25,7 +25,7 @@ final class StatusPageTests: XCTestCase {
         configuration.uplinks = [UplinkTracker.Configuration(interface: "wan0", hosts: [IPAddress("10.9.0.2")!])]
         configuration.validation = try? Validation(parsing: "http:http://portal.example/generate_204")
         return StatusPage(version: "1.2.3<b>", configuration: configuration, snapshot: metrics.statusSnapshot(),
-                          remotes: remotes, ready: true, now: ExporterMetrics.unixSeconds(), hostName: "gw&1").render()
+                          remotes: remotes, ready: true, now: WallClock.unixSeconds(), hostName: "gw&1").render()
     }
 
     func testEveryValueIsEscapedAndNoCredentialIsWritten() throws {
@@ -67,7 +67,7 @@ final class StatusPageTests: XCTestCase {
         try configuration.finish()
         let html = StatusPage(version: "1", configuration: configuration,
                               snapshot: ExporterMetrics(targets: [.internet], uplinks: [], version: "1").statusSnapshot(),
-                              remotes: [], ready: false, now: ExporterMetrics.unixSeconds(), hostName: "gw").render()
+                              remotes: [], ready: false, now: WallClock.unixSeconds(), hostName: "gw").render()
         XCTAssertTrue(html.contains("<b>central</b> https://203.0.113.10:9090/api/v1/write (basic_auth)"), html)
         XCTAssertTrue(html.contains("<b>192.0.2.5:80</b> http://192.0.2.5:80/push (bearer_token)"), html)
         XCTAssertTrue(html.contains("gateway=gw-0042"))
@@ -109,8 +109,8 @@ final class StatusPageTests: XCTestCase {
     func testValuesAsTheyAreShown() {
         XCTAssertEqual(StatusPage.redacted("https://a:b@h:1/p?q=x@y"), "https://h:1/p?q=***")
         XCTAssertEqual(StatusPage.redacted("http:http://u@h/x and tcp://v:w@k"), "http:http://h/x and tcp://k")
-        XCTAssertEqual(StatusPage.duration(.milliseconds(200)), "200ms")
-        XCTAssertEqual(StatusPage.duration(.seconds(120)), "2m")
+        XCTAssertEqual(Duration.milliseconds(200).configurationText, "200ms")
+        XCTAssertEqual(Duration.seconds(120).configurationText, "2m")
         XCTAssertEqual(StatusPage.age(3 * 86_400 + 7200 + 5), "3 d 2 h")
         XCTAssertEqual(StatusPage.age(65), "1 min 5 s")
         XCTAssertEqual(StatusPage.milliseconds(.microseconds(1234)), "1.23 ms")
@@ -155,7 +155,7 @@ final class StatusPageTests: XCTestCase {
         configuration.targets = [hostile]
         configuration.uplinks = [UplinkTracker.Configuration(interface: "wan0", hosts: [IPAddress("10.9.0.2")!])]
         let html = StatusPage(version: "1", configuration: configuration, snapshot: metrics.statusSnapshot(), remotes: [],
-                              ready: true, now: ExporterMetrics.unixSeconds(), hostName: "gw", missingInterfaces: ["wan0"]).render()
+                              ready: true, now: WallClock.unixSeconds(), hostName: "gw", missingInterfaces: ["wan0"]).render()
         XCTAssertTrue(html.contains("uplink wan0: no interface wan0 in this host (misspelled?); its probes fail until it appears"), html)
     }
 }

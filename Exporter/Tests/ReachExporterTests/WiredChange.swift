@@ -1,7 +1,7 @@
 // A target's answer as the monitor would give it, for the exporter's unit
 // tests: reachable through a wired link (`interface`), or not reachable.
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 @testable import ReachabilityCore
 
 func wiredChange(_ target: Target, reachable: Bool, initial: Bool, interface: String,

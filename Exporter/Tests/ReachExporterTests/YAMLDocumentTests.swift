@@ -2,7 +2,7 @@
 // forms operators write (flow and block lists, quotes, comments, empty
 // values), and text that is not YAML as one line with its place.
 
-@testable import reach_exporter
+@testable import ReachExporterKit
 import XCTest
 
 final class YAMLDocumentTests: XCTestCase {
