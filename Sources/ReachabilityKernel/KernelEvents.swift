@@ -63,8 +63,6 @@ package protocol KernelEvents: AnyObject {
     var receiveBufferSize: Int { get }
     /// When a closed socket is opened again (monotonic ns), nil when open.
     var reopenAt: UInt64? { get }
-    /// The simulation listener behind `fd`, nil on a real kernel.
-    var subscriber: SimulationSubscriber? { get }
     /// Drains what is queued, and what arrives within `settle` ns of the
     /// last message (at most `limit` ns in all), into one burst; `notify`
     /// is called on the way (leading edges, throw routes, listening).

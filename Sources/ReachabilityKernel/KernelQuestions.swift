@@ -5,7 +5,8 @@ import ReachabilityModel
 /// `RouteSocket` (the kernel, over netlink and sysfs) and
 /// `SimulatedKernelQuestions` (a simulation's facts). The evaluator's code
 /// that asks them is generic over this protocol, so the compiler makes one
-/// copy of it per implementation: the live copy has no simulated branch to
+/// copy of it per implementation (`RouteSocket`'s conformance is declared
+/// where that code is, Evaluation/RouteSocket+KernelQuestions.swift): the live copy has no simulated branch to
 /// step over (an enum of the two cost every evaluation more instructions:
 /// docs/benchmarks), and a simulation runs the very same source.
 package protocol KernelQuestions {
@@ -16,4 +17,3 @@ package protocol KernelQuestions {
     func interfaceFacts(of link: LinkState, namespaceFD: Int32, declaredModems: [String]) -> InterfaceFacts
 }
 
-extension RouteSocket: KernelQuestions {}

@@ -27,8 +27,6 @@ package final class NetlinkEventSocket: KernelEvents, @unchecked Sendable {
     private let retryNanoseconds: UInt64
     /// The socket is closed after a failure and opened again at this time (monotonic ns).
     package private(set) var reopenAt: UInt64?
-    /// None: this is the real kernel's source.
-    package var subscriber: SimulationSubscriber? { nil }
 
     /// Opens the event socket in the namespace `handle` holds open. Open it
     /// before the first evaluation, so that nothing that happens in between

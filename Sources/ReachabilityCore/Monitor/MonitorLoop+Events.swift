@@ -26,7 +26,7 @@ extension MonitorLoop {
     static func openEvents(for core: MonitorCore) throws(ReachabilityError) -> any KernelEvents {
         let evaluator = core.evaluator
         let source: any KernelEvents
-        if let simulation = evaluator.namespace.simulation {
+        if let simulation = evaluator.namespace.engineSimulation {
             let owner = "monitor of " + core.targets.map { $0.description }.joined(separator: ", ")
             source = try SimulatedKernelEvents(simulation: simulation, owner: owner)
         } else {
@@ -35,6 +35,12 @@ extension MonitorLoop {
         }
         evaluator.remembersThrowRoutes(true)
         return source
+    }
+
+    /// The simulation's ring behind `source` (it is told when the thread is
+    /// idle, so that `settled()` can return); nil on a real kernel.
+    static func subscriber(of source: any KernelEvents) -> SimulationSubscriber? {
+        (source as? SimulatedKernelEvents)?.subscriber
     }
 
     /// Closes `source`: no socket listens for `throw` routes any more.

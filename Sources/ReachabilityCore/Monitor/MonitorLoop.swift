@@ -90,6 +90,8 @@ final class MonitorLoop: @unchecked Sendable {
     let core: MonitorCore
     /// The kernel's notifications (MonitorLoop+Events.swift).
     let source: any KernelEvents
+    /// The simulation's ring behind `source`, nil on a real kernel.
+    let subscriber: SimulationSubscriber?
     let generation: UInt64
     /// CLOCK_MONOTONIC, or the simulation's test clock.
     let clock: RuntimeClock
@@ -107,6 +109,7 @@ final class MonitorLoop: @unchecked Sendable {
     init(core: MonitorCore, source: any KernelEvents, generation: UInt64) {
         self.core = core
         self.source = source
+        subscriber = Self.subscriber(of: source)
         self.generation = generation
         clock = RuntimeClock(simulation: core.evaluator.namespace.simulation)
         watched = core.targets.map { target in
@@ -141,9 +144,9 @@ final class MonitorLoop: @unchecked Sendable {
         while !core.stopRequested {
             core.runInlineCallbacks()
             if core.stopRequested { break }
-            source.subscriber?.aboutToWait(busy: hasWorkInFlight, next: deadlines.next, timers: oneShotTimers())
+            subscriber?.aboutToWait(busy: hasWorkInFlight, next: deadlines.next, timers: oneShotTimers())
             let ready = waitForEvents(source.fd, wake: wakeFD, timeoutNanoseconds: timeoutUntilNextDeadline())
-            source.subscriber?.beginTurn()
+            subscriber?.beginTurn()
             dirty = Dirty()
             if ready.wasWoken {
                 Wakeup.clear(wakeFD)
@@ -215,7 +218,7 @@ final class MonitorLoop: @unchecked Sendable {
     // MARK: Deadlines
 
     private func timeoutUntilNextDeadline() -> Int64 {
-        if let subscriber = source.subscriber { return subscriber.timeout(until: deadlines.next) }
+        if let subscriber { return subscriber.timeout(until: deadlines.next) }
         var next = deadlines.next
         if let reopenAt = source.reopenAt, next.map({ reopenAt < $0 }) ?? true { next = reopenAt }
         guard let next else { return -1 }

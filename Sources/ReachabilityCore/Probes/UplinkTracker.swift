@@ -183,7 +183,7 @@ public final class UplinkTracker: Sendable {
     public func start() throws(ReachabilityError) {
         // In a simulated namespace the rounds follow its test clock, and
         // `settled()` waits for them: subscribed before the thread exists.
-        let subscriber = try clock.simulation.map { (simulation) throws(ReachabilityError) in
+        let subscriber = try simulation.map { (simulation) throws(ReachabilityError) in
             try SimulationSubscriber(owner: "tracker of \(configuration.interface)", simulation: simulation)
         }
         do throws(ReachabilityError) {

@@ -1,7 +1,8 @@
 // The engine's half of a simulated kernel: what a simulation answers above
-// the kernel seam (probes, the radio source) and the delivery work it counts
-// so that `settled()` can wait for it. The kernel's half (facts, events,
-// clock) is ReachabilityKernel's Simulation/. Both are chosen once, where an
+// the kernel seam (probes, the radio source), the ring that stands for a
+// monitor's event socket (SimulatedKernelEvents, SimulationSubscriber), and
+// the delivery work it counts so that `settled()` can wait for it. The
+// kernel's half (facts, clock) is ReachabilityKernel's Simulation/. Both are chosen once, where an
 // evaluator, monitor, tracker or prober is made, from the namespace.
 
 /// What a simulated kernel answers above the kernel seam. Implemented by
@@ -15,6 +16,12 @@ package protocol EngineSimulation: KernelSimulation {
     func deliveryQueued()
     /// Work queued on a delivery queue ran.
     func deliveryRan()
+    /// A monitor or a tracker starts listening (its ring: `SimulatedKernelEvents`).
+    func attach(_ subscriber: SimulationSubscriber)
+    /// A monitor or a tracker ends listening.
+    func detach(_ subscriber: SimulationSubscriber)
+    /// A subscriber went idle: `settled()` may be able to return.
+    func subscriberWentIdle()
 }
 
 extension NetworkNamespace {

@@ -1,10 +1,10 @@
 // The second implementation of the kernel seam: a kernel held in memory
 // (ReachabilityTesting's SimulatedNetwork). Where a namespace is
 // `.simulated`, the evaluator asks it the questions it asks RouteSocket
-// (SimulatedKernelQuestions), a monitor takes its notifications from it
-// (SimulatedKernelEvents), monitors and trackers read its clock
-// (RuntimeClock). The engine's half (probes, the radio source, delivery
-// counting) is ReachabilityCore's Simulation/EngineSimulation.swift.
+// (SimulatedKernelQuestions), monitors and trackers read its clock
+// (RuntimeClock). The engine's half (its ring of monitors and trackers,
+// probes, the radio source, delivery counting) is ReachabilityCore's
+// Simulation/.
 // Everything above the seam (the decision tables, the monitor's rounds,
 // validation, the tracker's score, delivery to observers) is the code that
 // runs on a real kernel (Architecture, "Testing").
@@ -14,7 +14,7 @@ import ReachabilityModel
 internal import Glibc
 #endif
 
-/// What a simulated kernel answers: its kernel-level facts, events and clock.
+/// What a simulated kernel answers: its kernel-level facts and its clock.
 /// Implemented by ReachabilityTesting; the engine only calls it. Calls come from any thread, never with a lock of
 /// the simulation held by the engine's caller, and it never calls back into
 /// the engine while holding its own lock.
@@ -42,9 +42,4 @@ package protocol KernelSimulation: AnyObject, Sendable {
     /// The test clock, in nanoseconds (a `MonotonicInstant`'s scale).
     var nanoseconds: UInt64 { get }
 
-    /// A monitor or a tracker starts or ends listening.
-    func attach(_ subscriber: SimulationSubscriber)
-    func detach(_ subscriber: SimulationSubscriber)
-    /// A subscriber went idle: `settled()` may be able to return.
-    func subscriberWentIdle()
 }

@@ -1,8 +1,5 @@
-import ReachabilityModel
 #if canImport(Glibc)
-// Not `internal`: `withLock` is inlined into the engine (a generic method
-// called across modules would otherwise run unspecialised on every lock).
-package import Glibc
+internal import Glibc
 #endif
 
 /// A value and the pthread mutex that guards it, as swift-nio's
@@ -11,10 +8,10 @@ package import Glibc
 /// orderings' descriptions, what they pull from the standard library) cost
 /// a firmware program 32 KiB (Tools/Footprint: 425 KiB with it, 393 without).
 package final class Locked<Value>: @unchecked Sendable {
-    @usableFromInline let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// For `wait(until:)`; only locks made `waitable` have one.
     private let condition: UnsafeMutablePointer<pthread_cond_t>?
-    @usableFromInline var value: Value
+    private var value: Value
 
     package init(_ value: Value, waitable: Bool = false) {
         self.value = value
@@ -54,7 +51,6 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, holding the lock.
-    @inlinable
     package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

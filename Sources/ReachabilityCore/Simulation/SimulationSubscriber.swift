@@ -27,11 +27,11 @@ package final class SimulationSubscriber: Sendable {
     /// The eventfd the thread polls.
     package let fd: Int32
     private let state: Locked<State>
-    private let simulation: any KernelSimulation
+    private let simulation: any EngineSimulation
     /// What its observers have not taken yet, as text (for `finish()`); set by its monitor.
     package let undelivered = Locked<(@Sendable () -> [String])?>(nil)
 
-    package init(owner: String, simulation: any KernelSimulation) throws(ReachabilityError) {
+    package init(owner: String, simulation: any EngineSimulation) throws(ReachabilityError) {
         self.owner = owner
         self.simulation = simulation
         let fd = Wakeup.open()
