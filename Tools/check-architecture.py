@@ -22,8 +22,8 @@ How the drawing is read, line by line (blank lines are skipped):
 * Any other line is an entry: its first word (up to the first space) is a
   path relative to the entry it is nested in, or to the repository's root.
   An entry is nested in the nearest entry above it with a smaller column:
-  `Sources/ReachabilityCore/` at column 0, then `  Kernel/` at column 2, is
-  Sources/ReachabilityCore/Kernel/; so is `├── Kernel/` below it. The rest
+  `Sources/ReachabilityCore/` at column 0, then `  Monitor/` at column 2, is
+  Sources/ReachabilityCore/Monitor/; so is `├── Monitor/` below it. The rest
   of the line is description.
 * A path that ends in `/` names a folder, and any other a file.
 
