@@ -11,6 +11,11 @@ public struct Capabilities: Hashable, Sendable {
     public let sysAdmin: Bool
 
     /// The calling thread's effective capabilities.
+    ///
+    /// - Returns: Which of `CAP_NET_RAW`, `CAP_NET_ADMIN` and `CAP_SYS_ADMIN`
+    ///   are in the calling thread's effective set.
+    /// - Throws: ``ReachabilityError/system(operation:errno:)`` when libcap
+    ///   cannot read the set.
     public static func current() throws(ReachabilityError) -> Capabilities {
         let bits = creach_caps_effective()
         guard bits >= 0 else { throw .system(operation: "cap_get_proc", errno: .current) }

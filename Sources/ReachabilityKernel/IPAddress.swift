@@ -26,7 +26,11 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
     private var high: UInt64
     private var low: UInt64
 
-    /// Parses dotted-quad IPv4 or RFC 4291 IPv6 text (no zone index, no brackets).
+    /// Parses dotted-quad IPv4 or RFC 4291 IPv6 text (no zone index, no
+    /// brackets); nil when the text is not an address.
+    ///
+    /// - Parameter text: The address as `inet_pton(3)` reads it: `192.0.2.1`,
+    ///   `2001:db8::1`.
     public init?(_ text: String) {
         var storage: (UInt64, UInt64) = (0, 0)
         let family: Family
@@ -42,7 +46,10 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, LosslessSt
         self.low = UInt64(bigEndian: storage.1)
     }
 
-    /// Parses text, throwing `ReachabilityError.invalidAddress` when it is not an address.
+    /// Parses an address as ``init(_:)`` does, with an error for text that is not one.
+    ///
+    /// - Parameter text: Dotted-quad IPv4 or RFC 4291 IPv6 text.
+    /// - Throws: ``ReachabilityError/invalidAddress(_:)`` when `text` is not an address.
     public init(parsing text: String) throws(ReachabilityError) {
         guard let address = IPAddress(text) else { throw .invalidAddress(text) }
         self = address

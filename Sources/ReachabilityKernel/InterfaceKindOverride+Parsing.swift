@@ -3,8 +3,13 @@
 import ReachabilityModel
 
 extension InterfaceKindOverride {
-    /// A rule giving `kind` to interfaces whose name matches `pattern`, a shell glob as fnmatch(3)
-    /// reads it. Throws `.invalidKindOverride` for an empty pattern or one that contains NUL.
+    /// A rule that gives `kind` to every interface whose name matches `pattern`.
+    ///
+    /// - Parameters:
+    ///   - pattern: A shell glob, as fnmatch(3) reads it: `wwan*`, `usb0`.
+    ///   - kind: The kind the matching interfaces get.
+    /// - Throws: ``ReachabilityError/invalidKindOverride(_:reason:)`` when
+    ///   `pattern` is empty or contains NUL.
     public init(pattern: String, kind: InterfaceKind) throws(ReachabilityError) {
         if let problem = Self.patternProblem(pattern) {
             throw .invalidKindOverride(pattern.isEmpty ? "=\(kind.rawValue)" : pattern, reason: problem)
@@ -12,7 +17,13 @@ extension InterfaceKindOverride {
         self.init(validPattern: pattern, kind: kind)
     }
 
-    /// Parses `PATTERN=KIND`, e.g. `wwan*=wwan`, `usb0=wwan`, `wg*=tunnel`.
+    /// Parses a rule written `PATTERN=KIND`, e.g. `wwan*=wwan`, `usb0=wwan`, `wg*=tunnel`.
+    ///
+    /// - Parameter text: A name pattern, `=`, and the raw value of an
+    ///   `InterfaceKind` (the last `=` divides them).
+    /// - Throws: ``ReachabilityError/invalidKindOverride(_:reason:)`` when
+    ///   `text` has no `=`, names an unknown kind, or has an empty pattern or
+    ///   one that contains NUL.
     public init(parsing text: String) throws(ReachabilityError) {
         guard let eq = text.lastIndex(of: "=") else {
             throw .invalidKindOverride(text, reason: "expected NAME=KIND")

@@ -6,7 +6,7 @@ internal import Glibc
 
 /// A resolv.conf's name servers, read again only when the file changed: the
 /// evaluator reads them each time it publishes (`pathFacts`), and a `stat`
-/// costs a fifth of opening and parsing the file.
+/// costs much less than opening and parsing the file.
 ///
 /// The file counts as changed when its device, inode, size, modification or
 /// change time differ (an editor or resolver that writes a new file and

@@ -23,7 +23,17 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     case simulated(SimulatedKernel)
     #endif
 
-    /// `NAME` → `.named`, anything with a `/` → `.path`; validates the name.
+    /// Parses a namespace as the `reach` command's `--netns` takes it: a name,
+    /// or a path when the text contains a `/`.
+    ///
+    /// Only the text is checked here: the namespace is opened (and found or
+    /// not) when an evaluator, monitor, tracker or prober is created in it.
+    ///
+    /// - Parameter text: `NAME` for ``named(_:)`` (the file /run/netns/NAME),
+    ///   or a path for ``path(_:)``.
+    /// - Throws: ``ReachabilityError/invalidNamespace(_:reason:)`` for an empty
+    ///   name or path, a name that is `.` or `..` or longer than 255 bytes, or
+    ///   text that contains NUL.
     public init(parsing text: String) throws(ReachabilityError) {
         if text.contains("/") {
             try Self.validatePath(text)
@@ -133,8 +143,11 @@ extension NetworkNamespace {
         return "/etc/resolv.conf"
     }
 
-    /// The `nameserver` addresses of `resolvConfPath`, at most three (as the
-    /// C library reads them); empty when the file is missing or names none.
+    /// The `nameserver` addresses of ``resolvConfPath``, at most three (as the
+    /// C library reads them).
+    ///
+    /// - Returns: The addresses in the file's order; empty when the file is
+    ///   missing or names none.
     public func nameServers() -> [IPAddress] {
         Self.nameServers(at: resolvConfPath)
     }

@@ -57,6 +57,15 @@ public struct RouteLookup: Hashable, Sendable {
 
     /// A lookup's answer from its parts, as the kernel would give it: for
     /// code that decides from facts it has (tests, simulations).
+    ///
+    /// - Parameters:
+    ///   - verdict: The route type the FIB chose, or why it refused the lookup.
+    ///   - family: The family of the address that was looked up.
+    ///   - table: The routing table that answered; the main table (254) by default.
+    ///   - interfaceIndex: The output interface's index; nil when there is none.
+    ///   - gateway: The next hop; nil on a directly attached network.
+    ///   - preferredSource: The source address packets would carry; nil when refused.
+    ///   - errno: The kernel's errno when it refused the lookup.
     public init(verdict: RouteVerdict, family: IPAddress.Family, table: UInt32 = 254, interfaceIndex: Int32? = nil,
                 gateway: IPAddress? = nil, preferredSource: IPAddress? = nil, errno: SystemErrno? = nil) {
         self.verdict = verdict; self.family = family; self.table = table; self.interfaceIndex = interfaceIndex
@@ -93,6 +102,12 @@ extension ReachabilityFlags {
     /// The flags for a destination whose FIB lookup gave `route`, leaving by
     /// `link` of `kind`: the pure decision (ReachabilityModel,
     /// `init(verdict:hasGateway:link:kind:)`) on the lookup's facts.
+    ///
+    /// - Parameters:
+    ///   - route: The FIB's answer for the destination.
+    ///   - link: The output link's state; nil when the lookup was refused or
+    ///     the link is gone.
+    ///   - kind: The output link's kind; nil when there is no link.
     @inlinable
     public init(route: RouteLookup, link: LinkState?, kind: InterfaceKind?) {
         self.init(verdict: route.verdict, hasGateway: route.gateway != nil, link: link, kind: kind)

@@ -1,8 +1,9 @@
 // The evaluator's questions to the kernel of one namespace: a NETLINK_ROUTE
 // request socket (route lookups, link and address dumps, the rule walk behind
 // a `throw`) and the namespace's /sys/class/net, with typed answers out. With
-// EventSource (the multicast side) this is the one seam between the engine and
-// the C core: Evaluation asks here and decides with ReachabilityModel.
+// NetlinkEventSocket (the multicast side) it is where the engine meets the C
+// core: ReachabilityCore's evaluator asks here (through `KernelQuestions`) and
+// decides with ReachabilityModel.
 import ReachabilityModel
 
 internal import CReachability
@@ -27,10 +28,10 @@ package struct RouteSocket {
     /// bit 1: IPv6), kept only while `remembersThrowRoutes`: a monitor's own
     /// evaluator, whose event socket forgets them (`forgetThrowRoutes`) at
     /// every `throw` route added and at every loss of events. A lookup
-    /// refused in such a family then asks no dump (issue 41: on a gateway
-    /// without an IPv6 default route, every IPv6 lookup of a round is refused).
+    /// refused in such a family then asks no dump (on a gateway without an
+    /// IPv6 default route, every IPv6 lookup of a round is refused).
     private var noThrowRoutes: UInt8 = 0
-    /// Set while a monitor's event socket listens (`EventSource`).
+    /// Set while a monitor's event socket (`NetlinkEventSocket`) listens.
     package var remembersThrowRoutes = false {
         didSet { noThrowRoutes = 0 }
     }

@@ -32,8 +32,8 @@ public struct SystemErrno: RawRepresentable, Error, Hashable, Sendable, CustomSt
 
     /// The calling thread's current `errno`, read from the C library itself:
     /// Glibc's Swift overlay's `errno` would link that whole overlay into a
-    /// static program (one object: its tgmath wrappers import 90 libm
-    /// functions, which the dynamic linker looks up at every start).
+    /// static program (one object: its tgmath wrappers import libm functions
+    /// by the dozen, which the dynamic linker looks up at every start).
     package static var current: SystemErrno { SystemErrno(rawValue: __errno_location().pointee) }
 
     public var description: String {

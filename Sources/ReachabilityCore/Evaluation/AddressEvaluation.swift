@@ -26,8 +26,14 @@ public struct AddressEvaluation: Hashable, Sendable {
     /// constrained (`ReachabilityPolicy.constrainedInterfaces`, Low Data Mode).
     public let isConstrained: Bool
 
-    /// Accessibility once an active probe has spoken (`Prober`): a captive
+    /// Accessibility once an active probe has spoken (``Prober``): a captive
     /// portal or a failed probe over a routed, allowed link changes the answer.
+    ///
+    /// - Parameters:
+    ///   - probe: The verdict of a probe through the address's output
+    ///     interface (``ProbeResult/verdict``).
+    ///   - allowsWWAN: Whether the application allows WWAN (the policy's `allowsWWAN`).
+    /// - Returns: The address's accessibility with the probe's verdict applied.
     public func accessibility(probe: ProbeVerdict, allowsWWAN: Bool) -> Accessibility {
         Accessibility(verdict: route.verdict, flags: flags, allowsWWAN: allowsWWAN, probe: probe)
     }
@@ -35,7 +41,7 @@ public struct AddressEvaluation: Hashable, Sendable {
     /// What an application acts on: the flags' status, except that a path the
     /// WWAN switch refuses is not reachable (Reachability.swift's
     /// `allowsCellularConnection = false` gives `.unavailable`). The raw
-    /// `flags` and `networkStatus` keep the kernel's truth.
+    /// ``flags`` and ``networkStatus`` keep the kernel's truth.
     public var status: ReachabilityStatus {
         unsatisfiedReason == .wwanRefused ? .notReachable : ReachabilityStatus(flags: flags, kind: interfaceKind ?? .other)
     }
@@ -43,7 +49,7 @@ public struct AddressEvaluation: Hashable, Sendable {
     /// SLReachability keeps its `reachStatus` when WWAN is refused).
     public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
     /// NWPath's status: `unsatisfied` when the WWAN switch refuses the path
-    /// (with `unsatisfiedReason == .wwanRefused`, NWPath's `cellularDenied`),
+    /// (its ``unsatisfiedReason`` then `.wwanRefused`, NWPath's `cellularDenied`),
     /// and when intervention is required, from a dormant link or a captive
     /// portal alike (`.interventionRequired`; see `PathStatus`).
     public var pathStatus: PathStatus { unsatisfiedReason == .wwanRefused ? .unsatisfied : PathStatus(flags: flags) }

@@ -19,8 +19,8 @@ package enum HostResolver {
     /// Lookups waiting for a resolver thread, across the process. A monitor
     /// queues at most one per target and an async caller withdraws its lookup
     /// when it times out, so this only stops what nothing else bounds (a
-    /// monitor started again and again while its name server never answers):
-    /// 4096 waiting lookups hold under a megabyte.
+    /// monitor started again and again while its name server never answers),
+    /// so that the queue's memory stays small.
     static let maximumQueued = 4096
     private static let state = Locked(State())
     /// Called on a resolver thread before it looks `host` up (tests hold it there).

@@ -11,6 +11,11 @@ public struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
     public let kind: InterfaceKind
 
     /// An interface from its parts, as the evaluator builds it from a link dump (`RTM_GETLINK`).
+    ///
+    /// - Parameters:
+    ///   - name: The interface's name, e.g. `eth0`.
+    ///   - index: The kernel's interface index.
+    ///   - kind: The kind the evaluator gave the link.
     public init(name: String, index: Int32, kind: InterfaceKind) {
         self.name = name; self.index = index; self.kind = kind
     }

@@ -19,9 +19,9 @@ public final class ReachabilityEvaluator: Sendable {
     /// What the application allows (WWAN) and how it treats its interfaces
     /// (on demand, on traffic, metered, constrained, modems): the policy part
     /// of flags, mask and accessibility. It may be changed at any time; the
-    /// next evaluation uses it (a monitor's `policy` also evaluates again).
-    /// An evaluator created without one follows `ReachabilityPolicy.processDefault`
-    /// until this is set.
+    /// next evaluation uses it (a monitor's ``ReachabilityMonitor/policy``
+    /// also evaluates again). An evaluator created without one follows
+    /// ``ReachabilityModel/ReachabilityPolicy/processDefault`` until this is set.
     public var policy: ReachabilityPolicy {
         // Inlined: called out of line, the copy it returns is destroyed through
         // its type's metadata (about 200 instructions more per evaluation).
@@ -45,7 +45,7 @@ public final class ReachabilityEvaluator: Sendable {
     #else
     private let simulation: (any KernelSimulation)?
     #endif
-    /// Whether `policy` is the process's default (`ReachabilityPolicy.processDefault`),
+    /// Whether ``policy`` is the process's default (``ReachabilityModel/ReachabilityPolicy/processDefault``),
     /// followed as it changes: no policy was given, and none set since.
     public var followsProcessDefaultPolicy: Bool { policyState.withLock { $0 == nil } }
     /// The radio technology of WWAN links, for the mask's 2G ... 5G bits.
@@ -95,11 +95,21 @@ public final class ReachabilityEvaluator: Sendable {
     /// dump the kernel cannot answer (nothing else produces one on demand).
     func injectPathFactsFailures(_ count: Int) { session.withLock { $0.pathFactsFailures = count } }
 
-    /// Opens a netlink socket (and sysfs) in `namespace`. Without `policy`
-    /// the evaluator follows `ReachabilityPolicy.processDefault`; the default
-    /// `radio` is `RadioSource.processDefault`.
-    /// - Throws: `.unknownNamespace`, `.permissionDenied` when the process may
-    ///   not enter `namespace` (that needs `CAP_SYS_ADMIN`), or `.system`.
+    /// Opens a netlink socket (and the namespace's sysfs) in `namespace`.
+    ///
+    /// - Parameters:
+    ///   - namespace: The network namespace whose kernel every lookup asks;
+    ///     the process's own by default. Opening another one needs `CAP_SYS_ADMIN`.
+    ///   - kindOverrides: Rules that set interfaces' kinds by name; the first
+    ///     that matches wins over the kernel's facts.
+    ///   - policy: What the application allows and how it treats its
+    ///     interfaces; nil follows ``ReachabilityModel/ReachabilityPolicy/processDefault`` as it changes.
+    ///   - radio: The radio technology of WWAN links; ``RadioSource/processDefault``
+    ///     by default.
+    /// - Throws: `ReachabilityError.unknownNamespace(_:)` or
+    ///   `.invalidNamespace(_:reason:)` when `namespace` cannot be opened,
+    ///   `.permissionDenied(operation:needs:)` when the process may not enter
+    ///   it, or `.system(operation:errno:)` when the socket cannot be opened.
     public init(namespace: NetworkNamespace = .current, kindOverrides: [InterfaceKindOverride] = [],
                 policy: ReachabilityPolicy? = nil, radio: RadioSource = .processDefault) throws(ReachabilityError) {
         self.namespace = namespace
@@ -147,7 +157,23 @@ public final class ReachabilityEvaluator: Sendable {
 
     // MARK: Evaluation
 
-    /// Evaluates one address: FIB lookup, output link, kind, flags.
+    /// Evaluates one address: its FIB lookup, the output link's state and
+    /// kind, then the flags under ``policy`` and ``radio``.
+    ///
+    /// A lookup the kernel refuses (no route, `unreachable`, `prohibit`,
+    /// `blackhole`) is an answer, not an error.
+    ///
+    /// - Parameters:
+    ///   - address: The destination to look up.
+    ///   - options: The lookup's selectors (uid, firewall mark, interface,
+    ///     source); none by default.
+    /// - Returns: The address's flags and the kernel facts they came from.
+    /// - Throws: `ReachabilityError.invalidUID(_:)` or
+    ///   `.invalidInterfaceName(_:reason:)` for options no lookup can take,
+    ///   `.unknownInterface(_:)` when `options.interface` names no link,
+    ///   `.invalidConfiguration(_:reason:)` when `options.source` is of
+    ///   another family than `address`, or `.system(operation:errno:)` when
+    ///   the kernel cannot be asked.
     public func evaluate(_ address: IPAddress, options: LookupOptions = LookupOptions()) throws(ReachabilityError) -> AddressEvaluation {
         if let simulation { return try evaluate(address, options: options, simulation: simulation) }
         return try session.withLock { (session) throws(ReachabilityError) -> AddressEvaluation in
@@ -229,6 +255,11 @@ public final class ReachabilityEvaluator: Sendable {
     }
 
     /// Reads the path facts: one link dump, and one lookup per name server.
+    ///
+    /// - Returns: The interfaces that can carry packets now, and whether a
+    ///   name server of the namespace's resolv.conf is reachable.
+    /// - Throws: `ReachabilityError.system(operation:errno:)` when the kernel
+    ///   cannot be asked.
     public func pathFacts() throws(ReachabilityError) -> PathFacts {
         let (interfaces, settling, servers) = try session.withLock {
             (session) throws(ReachabilityError) -> ([NetworkInterface], Bool, [IPAddress]) in
@@ -263,7 +294,15 @@ public final class ReachabilityEvaluator: Sendable {
         return (interfaces, links.contains { $0.isComingUp })
     }
 
-    /// The FIB's answer for one address, as `ip route get` gives it.
+    /// The FIB's answer for one address, as `ip route get` gives it: no link
+    /// state, kind or flags.
+    ///
+    /// - Parameters:
+    ///   - address: The destination to look up.
+    ///   - options: The lookup's selectors; none by default.
+    /// - Returns: The route type, table, output interface, gateway and
+    ///   preferred source, or the errno of a refusal.
+    /// - Throws: What ``evaluate(_:options:)`` throws.
     public func lookupRoute(_ address: IPAddress, options: LookupOptions = LookupOptions()) throws(ReachabilityError) -> RouteLookup {
         try session.withLock { (session) throws(ReachabilityError) -> RouteLookup in
             if let simulation { return try SimulatedKernelQuestions(simulation: simulation).lookupRoute(address, options: options) }
@@ -302,6 +341,10 @@ public final class ReachabilityEvaluator: Sendable {
     // MARK: Interfaces
 
     /// Every interface of the namespace with its kind and addresses (for listings).
+    ///
+    /// - Returns: One summary per link, in index order.
+    /// - Throws: `ReachabilityError.system(operation:errno:)` when a link or
+    ///   address dump fails.
     public func interfaces() throws(ReachabilityError) -> [InterfaceSummary] {
         try session.withLock { (session) throws(ReachabilityError) -> [InterfaceSummary] in
             if let simulation {

@@ -28,7 +28,14 @@ public enum Target: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `internet`, an IPv4/IPv6 address, or a host name (RFC 1123 labels).
+    /// Parses a target as the `reach` command takes it.
+    ///
+    /// - Parameter text: `internet`, an IPv4 or IPv6 address, or a host name
+    ///   (RFC 1123 labels; a final `.` is allowed).
+    /// - Throws: `ReachabilityError.invalidTarget(_:reason:)` when `text` is
+    ///   none of these (an empty or over-long name or label, a label that
+    ///   starts or ends with `-`, a character other than letters, digits, `-`
+    ///   and `_`, or an all-numeric name that is no IPv4 address).
     public init(parsing text: String) throws(ReachabilityError) {
         if text == "internet" { self = .internet; return }
         if let address = IPAddress(text) { self = .address(address); return }

@@ -14,7 +14,7 @@ public struct TargetEvaluation: Hashable, Sendable {
     /// monitor, which reports rather than throws) the kernel could not be asked.
     public let error: ReachabilityError?
     /// False for the placeholder of a target a monitor has not evaluated yet:
-    /// its status is `unknown`.
+    /// its ``status`` is `unknown`.
     public let isEvaluated: Bool
     /// NWPath's `availableInterfaces`: the namespace's interfaces that can
     /// carry packets now (up, with carrier; loopback only when it is the
@@ -25,11 +25,18 @@ public struct TargetEvaluation: Hashable, Sendable {
     public let supportsDNS: Bool?
     /// What validation (an active probe through the output interface) found,
     /// when a monitor validates; nil otherwise. Its verdict is already folded
-    /// into `accessibility` and the flags (`interventionRequired` when captive).
+    /// into ``accessibility`` and the ``flags`` (`interventionRequired` when captive).
     public let validation: ProbeResult?
 
-    /// An evaluated target's answer from its parts, without validation; `availableInterfaces` is kept
-    /// in the order given. For code that decides from facts it has (the compat modules, tests).
+    /// An evaluated target's answer from its parts, without validation: for
+    /// code that decides from facts it has (the compat modules, tests).
+    ///
+    /// - Parameters:
+    ///   - target: The target the answer is for.
+    ///   - addresses: One answer per address of the target.
+    ///   - error: Why the target has no answer, when it has none.
+    ///   - availableInterfaces: NWPath's `availableInterfaces`, kept in the order given.
+    ///   - supportsDNS: Whether a name server is reachable; nil when not asked.
     public init(target: Target, addresses: [AddressEvaluation], error: ReachabilityError? = nil,
                 availableInterfaces: [NetworkInterface] = [], supportsDNS: Bool? = nil) {
         self.init(target: target, addresses: addresses, error: error, isEvaluated: true,
@@ -49,6 +56,13 @@ public struct TargetEvaluation: Hashable, Sendable {
 
     /// A target's answer with the namespace's path facts: its available
     /// interfaces, the primary address's output interface first.
+    ///
+    /// - Parameters:
+    ///   - target: The target the answer is for.
+    ///   - addresses: One answer per address of the target.
+    ///   - error: Why the target has no answer, when it has none.
+    ///   - pathFacts: The namespace's path facts (``ReachabilityEvaluator/pathFacts()``).
+    ///   - validation: What a validation probe found, when one ran.
     public init(target: Target, addresses: [AddressEvaluation], error: ReachabilityError? = nil,
                 pathFacts: ReachabilityEvaluator.PathFacts, validation: ProbeResult? = nil) {
         var interfaces = pathFacts.interfaces
@@ -64,7 +78,11 @@ public struct TargetEvaluation: Hashable, Sendable {
                   availableInterfaces: interfaces, supportsDNS: pathFacts.supportsDNS, validation: validation)
     }
 
-    /// The state of a target before its first answer: `status == .unknown`.
+    /// The state of a target before its first answer.
+    ///
+    /// - Parameter target: The target, not evaluated yet.
+    /// - Returns: An answer without addresses whose ``status`` is `unknown`
+    ///   and ``isEvaluated`` false.
     public static func unknown(_ target: Target) -> TargetEvaluation {
         TargetEvaluation(target: target, addresses: [], error: nil, isEvaluated: false, availableInterfaces: [],
                          supportsDNS: nil, validation: nil)
@@ -86,7 +104,7 @@ public struct TargetEvaluation: Hashable, Sendable {
     public var networkStatus: NetworkStatus { NetworkStatus(flags: flags) }
     /// The primary address's NWPath-style status; `unsatisfied` without an answer.
     public var pathStatus: PathStatus { primary?.pathStatus ?? .unsatisfied }
-    /// Whether `status` is reachable: true when any address of the target is reachable under the policy.
+    /// Whether ``status`` is reachable: true when any address of the target is reachable under the policy.
     public var isReachable: Bool { status.isReachable }
     /// The primary address's mask; `unavailable` without an answer.
     public var mask: ReachabilityMask { primary?.mask ?? .unavailable }
@@ -116,5 +134,9 @@ public struct TargetEvaluation: Hashable, Sendable {
         return result
     }
     /// NWPath's `usesInterfaceType(_:)`: the primary address leaves by a link of `kind`.
+    ///
+    /// - Parameter kind: The interface kind to ask about.
+    /// - Returns: Whether the primary address is reachable and leaves by a
+    ///   link of `kind`.
     public func usesInterfaceType(_ kind: InterfaceKind) -> Bool { primary?.status.isReachable == true && primary?.interfaceKind == kind }
 }

@@ -19,7 +19,7 @@ public struct MonitorCounters: Hashable, Sendable {
     /// Host-name resolutions started.
     public internal(set) var resolutions: UInt64 = 0
     /// Re-resolutions put off because the name was resolved less than
-    /// `Configuration.minimumResolveInterval` ago (a flapping link asks again and again).
+    /// ``ReachabilityMonitor/Configuration/minimumResolveInterval`` ago (a flapping link asks again and again).
     public internal(set) var deferredResolutions: UInt64 = 0
     /// Link and address notifications that changed nothing the answers depend
     /// on (a bridge's per-port message, a statistics update or wireless scan,
@@ -35,7 +35,7 @@ public struct MonitorCounters: Hashable, Sendable {
     /// Validation probes whose verdict was applied.
     public internal(set) var validations: UInt64 = 0
     /// The event socket's effective receive buffer in bytes (as the kernel
-    /// reports it: double what was asked). `Configuration.receiveBufferSize`
+    /// reports it: double what was asked). ``ReachabilityMonitor/Configuration/receiveBufferSize``
     /// is granted past `net.core.rmem_max` only with `CAP_NET_ADMIN`
     /// (SO_RCVBUFFORCE); without it the kernel caps it, and this shows by how much.
     public internal(set) var receiveBufferSize: Int = 0

@@ -1,8 +1,8 @@
-/// One new state of a monitored target: the first one (`isInitial`), or one
+/// One new state of a monitored target: the first one (``isInitial``), or one
 /// whose answer differs from the previous (its status, flags, interface,
 /// route type, mask, accessibility or validation verdict, or per address
 /// family whether it is reachable, by which interface and route type), or
-/// whose path facts do (`availableInterfaces`, `supportsDNS`), as
+/// whose path facts do (``TargetEvaluation/availableInterfaces``, ``TargetEvaluation/supportsDNS``), as
 /// NWPathMonitor gives a new path.
 public struct ReachabilityChange: Hashable, Sendable {
     /// The monitored target this state is of.

@@ -1,13 +1,13 @@
 extension ReachabilityMonitor {
     /// How the monitor waits, resolves, retries and validates. The defaults suit a gateway; creating
-    /// a monitor with a value out of range throws `.invalidConfiguration`.
+    /// a monitor with a value out of range throws `ReachabilityError.invalidConfiguration(_:reason:)`.
     public struct Configuration: Sendable {
         /// How long a host-name lookup may take before the target is reported
         /// as unresolved (the lookup's late answer is still used).
         public var resolveTimeout: Duration = .seconds(5)
         /// A host name is looked up again after a link, address or rule change,
         /// but at most once per this interval (a flapping link or a burst of
-        /// changes gives one lookup once it settles; `counters.deferredResolutions`
+        /// changes gives one lookup once it settles; ``MonitorCounters/deferredResolutions``
         /// counts the requests put off). Zero looks up after every change.
         public var minimumResolveInterval: Duration = .seconds(1)
         /// After a notification, wait this long for the burst to go quiet
@@ -23,23 +23,23 @@ extension ReachabilityMonitor {
         /// answer routed over a link that was set down is held back while the
         /// kernel flushes that link's routes, and how long a change read while
         /// an interface is coming up (carrier, its operstate not yet up: the
-        /// kernel sends that a moment later, up to ~16 ms under load) is held
-        /// back until it is (`settleTime`, at least 0.1 ms, between two
-        /// looks). Past it, what the kernel says is the answer.
+        /// kernel sends that a moment later) is held back until it is
+        /// (``settleTime``, at least 0.1 ms, between two looks). Past it, what
+        /// the kernel says is the answer.
         public var maximumSettleTime: Duration = .milliseconds(20)
         /// `SO_RCVBUF` of the event socket; nil keeps the system default.
         public var receiveBufferSize: Int?
         /// When asking the kernel failed, ask again after this long.
         public var retryInterval: Duration = .seconds(1)
         /// Validate reachable targets with an active probe through their output
-        /// interface (off by default: nil). See `Validation`.
+        /// interface (off by default: nil). See ``Validation``.
         public var validation: Validation? {
             get { validationProbe?.validation }
             set { validationProbe = newValue.map(ValidationProbe.init) }
         }
         /// The validation and what sends its probes. Only this setter names the
         /// prober, so a program that never sets `validation` links none of the
-        /// probes (Tools/Footprint: 32 KiB of a static build).
+        /// probes ("Firmware builds and footprint" has what they add).
         var validationProbe: ValidationProbe?
         /// How often a reachable target is validated again (besides after every
         /// change to reachable).

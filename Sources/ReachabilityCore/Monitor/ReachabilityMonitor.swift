@@ -3,26 +3,26 @@
 /// One NETLINK_ROUTE socket joins the link, address, route and rule groups of
 /// the namespace. Notifications only *trigger* work: a burst is drained and
 /// coalesced, the affected targets are evaluated again exactly as
-/// `ReachabilityEvaluator` would, and a change is emitted only when a
-/// target's answer (see `ReachabilityChange`) or the path's facts differ. No copy of the routing table
+/// ``ReachabilityEvaluator`` would, and a change is emitted only when a
+/// target's answer (see ``ReachabilityChange``) or the path's facts differ. No copy of the routing table
 /// is kept, so memory does not grow with it, and a socket overflow
 /// (`ENOBUFS`) is recovered by evaluating every target again.
 ///
 /// Every observer first receives each target's current state once, marked
-/// `isInitial`, then its changes. Host names are resolved on threads of their
+/// ``ReachabilityChange/isInitial``, then its changes. Host names are resolved on threads of their
 /// own (never the event thread or the caller's), with a timeout, and again
 /// after a link, address or rule change, or when some result changed (at most
-/// once per `minimumResolveInterval`). Notifications that change nothing the
+/// once per ``Configuration/minimumResolveInterval``). Notifications that change nothing the
 /// answers read (a statistics update, a wireless scan, a bridge's per-port
 /// message, an IPv6 lifetime refresh) neither evaluate nor resolve again:
-/// `counters.ignoredEvents` counts them (see `EventFilter`).
+/// ``MonitorCounters/ignoredEvents`` counts them.
 ///
-/// Lifetime: `stop()` ends every observation and releases the socket and the
+/// Lifetime: ``stop()`` ends every observation and releases the socket and the
 /// thread. A monitor that is still observed keeps running even when the last
 /// reference to it is dropped; once it is neither referenced nor observed it
 /// stops by itself.
 public final class ReachabilityMonitor: Sendable {
-    /// The watched targets in the order given, duplicates removed; `currentEvaluations` follows this order.
+    /// The watched targets in the order given, duplicates removed; ``currentEvaluations`` follows this order.
     public let targets: [Target]
     /// The selectors of every FIB lookup (uid, firewall mark, interface, source), as `ip route get` takes them.
     public let options: LookupOptions
@@ -32,13 +32,32 @@ public final class ReachabilityMonitor: Sendable {
     public let configuration: Configuration
     let core: MonitorCore
 
-    /// Prepares a monitor of `targets` (duplicates are watched once) in
-    /// `namespace`; nothing is watched until `start()`. Without `policy` it
-    /// follows `ReachabilityPolicy.processDefault`: a change of that evaluates
-    /// every target again at once, as setting `policy` does. The default
-    /// `radio` is `RadioSource.processDefault`.
-    /// - Throws: `.unknownNamespace`, `.invalidInterfaceName`, `.invalidConfiguration`, or `.system`
-    ///   when the namespace's sockets cannot be opened.
+    /// Prepares a monitor of `targets` in `namespace`; nothing is watched
+    /// until ``start()``.
+    ///
+    /// Without `policy` the monitor follows ``ReachabilityModel/ReachabilityPolicy/processDefault``:
+    /// a change of that evaluates every target again at once, as setting
+    /// ``policy`` does.
+    ///
+    /// - Parameters:
+    ///   - targets: What to watch; a target given twice is watched once.
+    ///   - options: The selectors of every FIB lookup (uid, firewall mark,
+    ///     interface, source); none by default.
+    ///   - namespace: The network namespace to watch; the process's own by default.
+    ///   - kindOverrides: Rules that set interfaces' kinds by name; the first
+    ///     that matches wins over the kernel's facts.
+    ///   - policy: What the application allows and how it treats its
+    ///     interfaces; nil follows the process's default as it changes.
+    ///   - radio: The radio technology of WWAN links; ``RadioSource/processDefault``
+    ///     by default.
+    ///   - configuration: How the monitor waits, resolves, retries and validates.
+    /// - Throws: `ReachabilityError.invalidUID(_:)` or
+    ///   `.invalidInterfaceName(_:reason:)` for `options` no lookup can take;
+    ///   `.invalidConfiguration(_:reason:)` or `.invalidProbe(_:reason:)` for
+    ///   a `configuration` out of range; `.unknownNamespace(_:)`,
+    ///   `.invalidNamespace(_:reason:)`, `.permissionDenied(operation:needs:)`
+    ///   or `.system(operation:errno:)` when the namespace or its socket
+    ///   cannot be opened.
     public init(targets: [Target], options: LookupOptions = LookupOptions(), namespace: NetworkNamespace = .current,
                 kindOverrides: [InterfaceKindOverride] = [], policy: ReachabilityPolicy? = nil,
                 radio: RadioSource = .processDefault, configuration: Configuration = Configuration()) throws(ReachabilityError) {
@@ -61,16 +80,21 @@ public final class ReachabilityMonitor: Sendable {
 
     /// Joins the notification groups, then evaluates every target and
     /// delivers the initial states. Does nothing when already running.
-    /// - Throws: `.system` when the event socket or thread cannot be created.
+    ///
+    /// - Throws: `ReachabilityError.permissionDenied(operation:needs:)` or
+    ///   `.system(operation:errno:)` when the event socket, an eventfd or the
+    ///   thread cannot be created; `.system` with `EBUSY` while a ``stop()``
+    ///   called from a callback on the monitor's thread is still finishing
+    ///   (until that callback returns).
     public func start() throws(ReachabilityError) { try core.start() }
 
     /// Stops watching: ends every stream, drops every callback, closes the
     /// event socket and ends the thread (it is gone when this returns, unless
     /// called from a callback on the monitor's own thread). Idempotent, safe
-    /// from any thread; `start()` may be called again afterwards.
+    /// from any thread; ``start()`` may be called again afterwards.
     public func stop() { core.stop() }
 
-    /// Whether the event thread (`reach.monitor`) runs: from `start()` until `stop()`, or until the
+    /// Whether the event thread (`reach.monitor`) runs: from ``start()`` until ``stop()``, or until the
     /// monitor stops by itself, neither referenced nor observed.
     public var isRunning: Bool { core.isRunning }
 
@@ -86,9 +110,16 @@ public final class ReachabilityMonitor: Sendable {
 
     package func removeObserver(_ id: UInt64) { core.removeObserver(id) }
 
-    /// Calls `handler` with each target's initial state and every change. A
-    /// handler that falls behind (a blocked queue) gets the latest change of
-    /// each target once it runs again, as `changes()` does.
+    /// Calls `handler` with each target's initial state and every change.
+    ///
+    /// A handler that falls behind (a blocked queue) gets the latest change
+    /// of each target once it runs again, as `changes()` does.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `handler` runs; the monitor's own thread by default.
+    ///   - handler: Called with each ``ReachabilityChange``.
+    /// - Returns: The observation; ``MonitorObservation/cancel()`` ends it,
+    ///   and so does ``stop()``.
     @discardableResult
     public func onChange(on queue: DeliveryQueue = .monitorThread,
                          _ handler: @escaping @Sendable (ReachabilityChange) -> Void) -> MonitorObservation {
@@ -98,6 +129,12 @@ public final class ReachabilityMonitor: Sendable {
 
     /// Calls `handler` when a target's status becomes reachable (and with the
     /// initial status when it is reachable), like Reachability's `whenReachable`.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `handler` runs; the monitor's own thread by default.
+    ///   - handler: Called with each ``StatusChange`` to a reachable status.
+    /// - Returns: The observation; ``MonitorObservation/cancel()`` ends it,
+    ///   and so does ``stop()``.
     @discardableResult
     public func whenReachable(on queue: DeliveryQueue = .monitorThread,
                               _ handler: @escaping @Sendable (StatusChange) -> Void) -> MonitorObservation {
@@ -106,6 +143,12 @@ public final class ReachabilityMonitor: Sendable {
 
     /// Calls `handler` when a target's status becomes not reachable (and with
     /// the initial status when it is not reachable).
+    ///
+    /// - Parameters:
+    ///   - queue: Where `handler` runs; the monitor's own thread by default.
+    ///   - handler: Called with each ``StatusChange`` to a status that is not reachable.
+    /// - Returns: The observation; ``MonitorObservation/cancel()`` ends it,
+    ///   and so does ``stop()``.
     @discardableResult
     public func whenUnreachable(on queue: DeliveryQueue = .monitorThread,
                                 _ handler: @escaping @Sendable (StatusChange) -> Void) -> MonitorObservation {
@@ -113,7 +156,8 @@ public final class ReachabilityMonitor: Sendable {
     }
 
     /// The latest state of each target, one per target in the order of
-    /// `targets`; `status == .unknown` until a target's first answer.
+    /// ``targets``; a target's ``TargetEvaluation/status`` is `unknown` until
+    /// its first answer.
     public var currentEvaluations: [TargetEvaluation] { core.currentEvaluations }
 
     /// Whether the policy or the radio source changed and `currentEvaluations`
@@ -138,9 +182,14 @@ public final class ReachabilityMonitor: Sendable {
     /// makes a running monitor evaluate again at once.
     public var radio: RadioSource { core.evaluator.radio }
 
-    /// Runs `body` on the monitor's event thread at its next turn, waking it;
-    /// false when the monitor is not running. For liveness checks (the
-    /// exporter's systemd watchdog): `body` runs only while the thread is not stuck.
+    /// Runs `body` on the monitor's event thread at its next turn, waking it.
+    ///
+    /// For liveness checks (the exporter's systemd watchdog): `body` runs
+    /// only while the thread is not stuck.
+    ///
+    /// - Parameter body: The work to run on the event thread; it must return quickly.
+    /// - Returns: Whether the monitor is running and `body` was handed to its
+    ///   thread; false when it is not running.
     public func pingEventThread(_ body: @escaping @Sendable () -> Void) -> Bool { core.ping(body) }
 
     /// Calls `body` on the event thread after every burst of kernel

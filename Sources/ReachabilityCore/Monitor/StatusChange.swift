@@ -1,6 +1,6 @@
 
 
-/// The status-only view: emitted only when a target's `ReachabilityStatus`
+/// The status-only view: emitted only when a target's ``status``
 /// changes (Alamofire-style de-duplication), plus the initial status.
 public struct StatusChange: Hashable, Sendable {
     /// The monitored target whose status this is.

@@ -21,8 +21,14 @@ public enum Validation: Hashable, Sendable, CustomStringConvertible {
     /// A TCP connect to `host`:`port`.
     case tcp(host: String, port: UInt16)
 
-    /// `http`, `http:URL`, `dns`, `dns:NAME`, `icmp:HOST`, `tcp:HOST:PORT`
-    /// (an IPv6 host in brackets: `tcp:[fd00::1]:80`).
+    /// Parses a validation as `reach watch --validate` takes it.
+    ///
+    /// - Parameter text: `http` (``http(_:)`` of `/generate_204` at the
+    ///   target's own address), `http:URL` (``HTTPProbeURL/init(parsing:)``),
+    ///   `dns`, `dns:NAME`, `icmp:HOST` or `tcp:HOST:PORT` (an IPv6 host in
+    ///   brackets: `tcp:[fd00::1]:80`).
+    /// - Throws: `ReachabilityError.invalidProbe(_:reason:)` for text of none
+    ///   of these forms, a bad URL, name or host, or a port that is not 1...65535.
     public init(parsing text: String) throws(ReachabilityError) {
         func bad(_ reason: String) -> ReachabilityError { .invalidProbe(text, reason: reason) }
         let (kind, argument) = text.firstIndex(of: ":").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) }

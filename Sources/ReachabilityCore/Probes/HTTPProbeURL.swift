@@ -12,16 +12,27 @@ public struct HTTPProbeURL: Hashable, Sendable, CustomStringConvertible {
     /// The path of the GET, query included; `/generate_204` by default.
     public var path: String
 
-    /// A URL from its parts, unchecked: a probe throws `.invalidProbe` for port 0 or a NUL in
+    /// A URL from its parts, unchecked: a probe throws
+    /// `ReachabilityError.invalidProbe(_:reason:)` for port 0 or a NUL in
     /// `host` or `path`.
+    ///
+    /// - Parameters:
+    ///   - host: The name the `Host` header carries; nil names the probed address.
+    ///   - port: The TCP port the request is sent to; 80 by default.
+    ///   - path: The path of the GET, query included; `/generate_204` by default.
     public init(host: String?, port: UInt16 = 80, path: String = "/generate_204") {
         self.host = host
         self.port = port
         self.path = path
     }
 
-    /// `http://HOST[:PORT][/PATH]` or `/PATH`. HOST is a name, an IPv4
-    /// address or a bracketed IPv6 address.
+    /// Parses `http://HOST[:PORT][/PATH]` or `/PATH`.
+    ///
+    /// - Parameter text: The URL, in visible ASCII without spaces. HOST is a
+    ///   name, an IPv4 address or a bracketed IPv6 address; `/PATH` alone
+    ///   names the probed address.
+    /// - Throws: `ReachabilityError.invalidProbe(_:reason:)` for `https://`,
+    ///   user information, a bad host or port, or text of neither form.
     public init(parsing text: String) throws(ReachabilityError) {
         func bad(_ reason: String) -> ReachabilityError { .invalidProbe("http:\(text)", reason: reason) }
         let visible = text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }

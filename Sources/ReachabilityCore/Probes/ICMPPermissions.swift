@@ -9,8 +9,13 @@ public struct ICMPPermissions: Hashable, Sendable {
     /// Our effective gid and supplementary groups.
     public let groups: [UInt32]
 
-    /// Permissions from their parts (tests, or facts read elsewhere); ``Prober``'s `icmpPermissions()`
-    /// reads them from the process and the namespace.
+    /// Permissions from their parts (tests, or facts read elsewhere);
+    /// ``Prober/icmpPermissions()`` reads them from the process and the namespace.
+    ///
+    /// - Parameters:
+    ///   - raw: Whether `CAP_NET_RAW` is effective.
+    ///   - pingGroupRange: `net.ipv4.ping_group_range` of the namespace; nil when unreadable.
+    ///   - groups: The effective gid and the supplementary groups.
     public init(raw: Bool, pingGroupRange: GroupRange?, groups: [UInt32]) {
         self.raw = raw
         self.pingGroupRange = pingGroupRange
@@ -54,11 +59,18 @@ public struct GroupRange: Hashable, Sendable {
     public let high: UInt32
 
     /// A range from the file's two numbers, in its order.
+    ///
+    /// - Parameters:
+    ///   - low: The lowest gid admitted.
+    ///   - high: The highest gid admitted; below `low`, nobody is.
     public init(low: UInt32, high: UInt32) {
         self.low = low
         self.high = high
     }
 
-    /// Whether the kernel lets a process of group `gid` open a ping socket: `low` ≤ `gid` ≤ `high`.
+    /// Whether the kernel lets a process of group `gid` open a ping socket.
+    ///
+    /// - Parameter gid: A group id of the process.
+    /// - Returns: Whether ``low`` ≤ `gid` ≤ ``high``.
     public func contains(_ gid: UInt32) -> Bool { low <= gid && gid <= high }
 }

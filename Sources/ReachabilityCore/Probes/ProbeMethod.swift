@@ -6,7 +6,7 @@
 public enum ProbeMethod: Hashable, Sendable, CustomStringConvertible {
     /// ICMP echo: a raw socket with `CAP_NET_RAW`, else a ping socket when
     /// `net.ipv4.ping_group_range` admits one of our groups, else a TCP connect
-    /// to `ProbeOptions.fallbackPort` (a reset counts as an answer: the host is there).
+    /// to ``ProbeOptions/fallbackPort`` (a reset counts as an answer: the host is there).
     case icmp
     /// A TCP connect to this port; only a completed handshake is an answer.
     case tcp(port: UInt16)
@@ -20,9 +20,16 @@ public enum ProbeMethod: Hashable, Sendable, CustomStringConvertible {
     /// answered when the response carries at least one address.
     case dns(name: String, type: DNSRecordType)
 
-    /// `icmp`, `tcp:PORT`, `http`, `http:URL` (`http://HOST[:PORT]/PATH`, or
-    /// just `/PATH`), `dns`, `dns:NAME`. A `dns` without a name asks for
-    /// `defaultName`; `http` without a URL asks for `/generate_204`.
+    /// Parses a method as `reach probe --method` takes it.
+    ///
+    /// - Parameters:
+    ///   - text: `icmp`, `tcp:PORT`, `http`, `http:URL` (`http://HOST[:PORT]/PATH`,
+    ///     or just `/PATH`; ``HTTPProbeURL/init(parsing:)``), `dns` or
+    ///     `dns:NAME`. `http` without a URL asks for `/generate_204`.
+    ///   - defaultName: The name a `dns` without one asks for; nil makes that an error.
+    /// - Throws: `ReachabilityError.invalidProbe(_:reason:)` for text of none
+    ///   of these forms, a port that is not 1...65535, a bad URL, or a `dns`
+    ///   without a name or with one that is not a host name.
     public init(parsing text: String, defaultName: String? = nil) throws(ReachabilityError) {
         let (kind, argument) = text.firstIndex(of: ":").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) }
             ?? (text, nil)

@@ -19,6 +19,18 @@ public struct ProbeOptions: Hashable, Sendable {
 
     /// Options whose defaults leave the route to the routing table (no interface, source or mark),
     /// wait 2 s, fall back from ICMP to TCP port 80, and send ping's 56 payload bytes.
+    ///
+    /// The values are checked when a probe uses them: ``Prober/probe(_:method:options:)``
+    /// throws for one out of range.
+    ///
+    /// - Parameters:
+    ///   - interface: The interface to bind the socket to (`SO_BINDTODEVICE`); nil for none.
+    ///   - source: The local address to send from; nil lets the kernel choose.
+    ///   - mark: The firewall mark (`SO_MARK`, needs `CAP_NET_ADMIN`); nil for none.
+    ///   - timeout: How long to wait for the answer: more than 0, at most an hour.
+    ///   - fallbackPort: The port of the TCP connect that stands in for ICMP
+    ///     when no ICMP socket is allowed.
+    ///   - payloadSize: ICMP payload bytes, 0...1024.
     public init(interface: String? = nil, source: IPAddress? = nil, mark: UInt32? = nil, timeout: Duration = .seconds(2),
                 fallbackPort: UInt16 = 80, payloadSize: Int = 56) {
         self.interface = interface
@@ -48,7 +60,7 @@ public enum ProbeTransport: String, Hashable, Sendable {
     /// A ping socket (`SOCK_DGRAM`, `IPPROTO_ICMP` or `IPPROTO_ICMPV6`), open to a process with a group
     /// in `net.ipv4.ping_group_range`; the kernel sets the identifier.
     case icmpDatagram = "icmp-datagram"
-    /// A TCP connect: a `tcp:PORT` probe, or `.icmp`'s fallback to `ProbeOptions.fallbackPort` when
+    /// A TCP connect: a `tcp:PORT` probe, or `.icmp`'s fallback to ``ProbeOptions/fallbackPort`` when
     /// no ICMP socket could be opened.
     case tcpConnect = "tcp-connect"
     /// A TCP connection carrying one plain-HTTP GET (the captive-portal check).

@@ -9,7 +9,7 @@ internal import Glibc
 /// interface, mark and source, does one exchange bounded by the timeout,
 /// and closes it.
 ///
-/// `probe(_:method:options:)` blocks for at most the timeout; its `async`
+/// ``probe(_:method:options:)`` blocks for at most the timeout; its `async`
 /// twin runs the probe on a thread of its own. A probe that gets no answer
 /// is a result (`.timedOut`, `.unreachable` ...), not an error: errors are
 /// for input that cannot be probed (a bad interface, a source that is not
@@ -31,7 +31,13 @@ public final class Prober: Sendable {
     /// A simulated namespace's answers, chosen once here; nil for a real one.
     private let simulation: (any EngineSimulation)?
 
-    /// A prober for `namespace`. Throws `.unknownNamespace` or `.system`.
+    /// A prober for `namespace`, which it holds open for its lifetime.
+    ///
+    /// - Parameter namespace: The network namespace every probe's socket is
+    ///   created in; the process's own by default.
+    /// - Throws: `ReachabilityError.unknownNamespace(_:)`,
+    ///   `.invalidNamespace(_:reason:)`, `.permissionDenied(operation:needs:)`
+    ///   or `.system(operation:errno:)` when the namespace cannot be opened.
     public init(namespace: NetworkNamespace = .current) throws(ReachabilityError) {
         self.namespace = namespace
         self.handle = try NamespaceHandle(namespace)
@@ -39,9 +45,11 @@ public final class Prober: Sendable {
         self.simulation = namespace.engineSimulation
     }
 
-    /// What ICMP sockets this process may open in the namespace: `CAP_NET_RAW`
-    /// (libcap, this thread's effective set) and `net.ipv4.ping_group_range`
-    /// of the namespace against our groups.
+    /// What ICMP sockets this process may open in the namespace.
+    ///
+    /// - Returns: Whether `CAP_NET_RAW` is in this thread's effective set
+    ///   (read with libcap), and the namespace's `net.ipv4.ping_group_range`
+    ///   with the process's groups.
     public func icmpPermissions() -> ICMPPermissions {
         let raw = (try? Capabilities.current())?.netRaw ?? false
         var low: UInt32 = 0
@@ -50,7 +58,23 @@ public final class Prober: Sendable {
         return ICMPPermissions(raw: raw, pingGroupRange: range, groups: Self.groups())
     }
 
-    /// Probes `address`; blocks for at most `options.timeout`.
+    /// Probes `address` and waits for the answer, for at most `options.timeout`.
+    ///
+    /// A probe that gets no answer is a result (``ProbeOutcome/timedOut``,
+    /// ``ProbeOutcome/unreachable(_:)`` ...), not an error.
+    ///
+    /// - Parameters:
+    ///   - address: The address to probe.
+    ///   - method: What to send; an ICMP echo by default.
+    ///   - options: Where the probe leaves from and how long it may take.
+    /// - Returns: What came back, over which transport, and the round trip.
+    /// - Throws: `ReachabilityError.invalidConfiguration(_:reason:)` or
+    ///   `.invalidInterfaceName(_:reason:)` for `options` out of range or a
+    ///   source that is not local or not of `address`'s family;
+    ///   `.unknownInterface(_:)` when `options.interface` names no link;
+    ///   `.invalidProbe(_:reason:)` for a method that parsing would have
+    ///   refused; `.system(operation:errno:)` when the socket cannot be set up
+    ///   (a mark without `CAP_NET_ADMIN`, for one).
     public func probe(_ address: IPAddress, method: ProbeMethod = .icmp,
                       options: ProbeOptions = ProbeOptions()) throws(ReachabilityError) -> ProbeResult {
         try probe(address, method: method, options: options, wakeFD: -1)
@@ -306,7 +330,7 @@ private struct Exchange {
 
 extension ProbeResult {
     /// A result from its parts: what a simulated kernel's script answers
-    /// (`KernelSimulation.probe`), over the transport the method asks first.
+    /// (`EngineSimulation.probe`), over the transport the method asks first.
     package init(simulatedAddress address: IPAddress, method: ProbeMethod, outcome: ProbeOutcome, httpStatus: Int? = nil,
                  roundTrip: Duration? = nil, resolvedAddress: IPAddress? = nil) {
         let port: UInt16?

@@ -4,7 +4,7 @@ internal import Glibc
 
 /// A state of a tracked uplink: the initial one, or a change.
 public struct TrackerEvent: Hashable, Sendable {
-    /// The tracked interface (the configuration's `interface`).
+    /// The tracked interface (``UplinkTracker/Configuration/interface``).
     public let interface: String
     /// The uplink's state after the round; for an initial event, the state when the observer was added.
     public let state: UplinkState
@@ -22,7 +22,7 @@ public struct TrackerEvent: Hashable, Sendable {
     /// `CLOCK_MONOTONIC` in nanoseconds.
     public let time: MonotonicInstant
 
-    /// Whether this is the state an observer is handed first (`previous` is nil), not a change.
+    /// Whether this is the state an observer is handed first (``previous`` is nil), not a change.
     public var isInitial: Bool { previous == nil }
 
     func asInitial() -> TrackerEvent {

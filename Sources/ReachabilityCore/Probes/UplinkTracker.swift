@@ -7,8 +7,8 @@ internal import Glibc
 /// interface, and a `TrackerScore` turns good and failed rounds into
 /// online / disconnecting / offline / connecting with hysteresis.
 ///
-/// Rounds run on a thread of the tracker's own, from `start()` until
-/// `stop()` (the thread holds the tracker, so dropping the last reference
+/// Rounds run on a thread of the tracker's own, from ``start()`` until
+/// ``stop()`` (the thread holds the tracker, so dropping the last reference
 /// does not stop it). Each round probes all hosts at once, each up to
 /// `count` times until it answers; the round succeeds when `reliability`
 /// hosts answered. A round lasts at most `count` × timeout, whatever the
@@ -48,14 +48,33 @@ public final class UplinkTracker: Sendable {
         public var up: Int
         /// The state before the first round, `.online` or `.offline` (`initial_state`).
         public var initialState: UplinkState
-        /// Source address and firewall mark of the probes (mwan3 probes from the interface's address).
+        /// The source address of the probes; nil lets the kernel choose (mwan3 probes from the
+        /// interface's address).
         public var source: IPAddress?
         /// The firewall mark of the probes (`SO_MARK`, needs `CAP_NET_ADMIN`), to select policy routes;
         /// nil sets none.
         public var mark: UInt32?
 
         /// A configuration with mwan3's defaults: ICMP, reliability 1, count 1, interval 10 s, down 5, up 5,
-        /// initially online, a timeout of the interval (at most 4 s). The tracker validates it (`validate()`).
+        /// initially online, a timeout of the interval (at most 4 s). The tracker validates it (``validate()``).
+        ///
+        /// - Parameters:
+        ///   - interface: The interface to probe through (``interface``).
+        ///   - hosts: The hosts to probe (``hosts``).
+        ///   - method: How to probe them (``method``).
+        ///   - reliability: Hosts that must answer for a round to succeed (``reliability``).
+        ///   - count: Probes per host per round (``count``).
+        ///   - timeout: How long each probe waits (``timeout``); nil: the interval, at most 4 s.
+        ///   - interval: Between round starts while online (``interval``).
+        ///   - failureInterval: Between round starts while disconnecting (``failureInterval``).
+        ///   - recoveryInterval: Between round starts while connecting (``recoveryInterval``).
+        ///   - keepFailureInterval: Whether `failureInterval` holds while offline too
+        ///     (``keepFailureInterval``).
+        ///   - down: Failed rounds in a row that take an online uplink offline (``down``).
+        ///   - up: Good rounds in a row that bring an offline uplink online (``up``).
+        ///   - initialState: The state before the first round (``initialState``).
+        ///   - source: The source address of the probes (``source``).
+        ///   - mark: The firewall mark of the probes (``mark``).
         public init(interface: String, hosts: [IPAddress], method: ProbeMethod = .icmp, reliability: Int = 1,
                     count: Int = 1, timeout: Duration? = nil, interval: Duration = .seconds(10),
                     failureInterval: Duration? = nil, recoveryInterval: Duration? = nil,
@@ -82,6 +101,11 @@ public final class UplinkTracker: Sendable {
         public var effectiveTimeout: Duration { timeout ?? min(interval, .seconds(4)) }
 
         /// The pause between round starts in `state`, as mwan3track chooses it.
+        ///
+        /// - Parameter state: The uplink's state.
+        /// - Returns: ``failureInterval`` while disconnecting (and while
+        ///   offline with ``keepFailureInterval``), ``recoveryInterval`` while
+        ///   connecting, and ``interval`` otherwise or where those are nil.
         public func interval(in state: UplinkState) -> Duration {
             switch state {
             case .online: return interval
@@ -91,7 +115,15 @@ public final class UplinkTracker: Sendable {
             }
         }
 
-        /// Throws `.invalidConfiguration` (or `.invalidInterfaceName`) for values mwan3 would not run with.
+        /// Checks the values against what mwan3 would run with.
+        ///
+        /// - Throws: `ReachabilityError.invalidInterfaceName(_:reason:)` for an
+        ///   interface name Linux cannot have; `.invalidConfiguration(_:reason:)`
+        ///   for no hosts, a reliability above the number of hosts, a count,
+        ///   down or up out of range, an initial state other than online or
+        ///   offline, an interval out of range, a source of another family
+        ///   than a host, or probe options out of range; `.invalidProbe(_:reason:)`
+        ///   for a method that parsing would have refused.
         public func validate() throws(ReachabilityError) {
             try LookupOptions.validateInterfaceName(interface)
             guard !hosts.isEmpty else { throw .invalidConfiguration("track hosts", reason: "at least one host is needed") }
@@ -157,7 +189,13 @@ public final class UplinkTracker: Sendable {
     /// it ends runs (an initial event handed over just before a stop).
     private let worker = WorkerThread(owner: "tracker", runsQueuedWorkAtEnd: true)
 
-    /// A tracker of `configuration.interface` in `namespace`; `start()` begins the rounds.
+    /// A tracker of `configuration.interface` in `namespace`; ``start()`` begins the rounds.
+    ///
+    /// - Parameters:
+    ///   - configuration: The tracker's parameters, validated here (``Configuration/validate()``).
+    ///   - namespace: The network namespace to probe from; the process's own by default.
+    /// - Throws: What ``Configuration/validate()`` throws, or what
+    ///   ``Prober/init(namespace:)`` throws when the namespace cannot be opened.
     public init(configuration: Configuration, namespace: NetworkNamespace = .current) throws(ReachabilityError) {
         try configuration.validate()
         self.configuration = configuration
@@ -173,13 +211,16 @@ public final class UplinkTracker: Sendable {
     /// The current state.
     public var state: UplinkState { shared.withLock { $0.score.state } }
 
-    /// Whether the rounds run: from `start()` until `stop()`.
+    /// Whether the rounds run: from ``start()`` until ``stop()``.
     public var isRunning: Bool { worker.isRunning }
 
     /// Starts the rounds on the tracker's thread; the first round starts at
-    /// once. Observers get the initial state first. No-op while running;
-    /// throws `EBUSY` while a `stop()` called on the tracker's thread is
-    /// still finishing (until the callback that called it has returned).
+    /// once. Observers get the initial state first. Does nothing while running.
+    ///
+    /// - Throws: `ReachabilityError.system(operation:errno:)` with `EBUSY`
+    ///   while a ``stop()`` called on the tracker's thread is still finishing
+    ///   (until the callback that called it has returned), or when no eventfd
+    ///   or thread can be created.
     public func start() throws(ReachabilityError) {
         // In a simulated namespace the rounds follow its test clock, and
         // `settled()` waits for them: subscribed before the thread exists.
@@ -201,21 +242,29 @@ public final class UplinkTracker: Sendable {
     /// Stops the rounds: a probe in flight is cancelled, the thread joined.
     /// Idempotent. Called from an observer on the tracker's thread, it
     /// returns at once: the thread ends once the callback returns, and then
-    /// the tracker is idle (`start()` works again).
+    /// the tracker is idle (``start()`` works again).
     public func stop() { worker.stop() }
 
     /// Calls `body` on the tracker's thread after every round, whether or not
-    /// the state changed: the round's probe results (outcome, round trip), the
-    /// score, and the state before (`previous`) and after it. For metrics; a
-    /// state machine wants `onEvent`. Observers stay for the tracker's life.
+    /// the state changed. For metrics; a state machine wants
+    /// ``onEvent(on:_:)``. Observers stay for the tracker's life.
+    ///
+    /// - Parameter body: Called with the round's ``TrackerEvent``: its probe
+    ///   results (outcome, round trip), the score, and the state before
+    ///   (``TrackerEvent/previous``) and after it.
     public func onRound(_ body: @escaping @Sendable (TrackerEvent) -> Void) {
         shared.withLock { $0.roundObservers.append(body) }
     }
 
-    /// Calls `body` with the current state (`isInitial`), then with every
-    /// state change, on `queue` (`.monitorThread` means the tracker's thread;
-    /// while no thread runs, the initial state comes on the caller's thread
-    /// before `onEvent` returns). Calls to one observer never overlap.
+    /// Calls `body` with the current state (``TrackerEvent/isInitial``), then
+    /// with every state change. Calls to one observer never overlap.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `body` runs. ``DeliveryQueue/monitorThread``, the
+    ///     default, means the tracker's thread; while no thread runs, the
+    ///     initial state comes on the caller's thread before this returns.
+    ///   - body: Called with the initial ``TrackerEvent`` and each change.
+    /// - Returns: The observation; ``MonitorObservation/cancel()`` ends it.
     @discardableResult
     public func onEvent(on queue: DeliveryQueue = .monitorThread,
                         _ body: @escaping @Sendable (TrackerEvent) -> Void) -> MonitorObservation {

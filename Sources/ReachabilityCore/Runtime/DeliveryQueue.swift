@@ -11,12 +11,16 @@ public struct DeliveryQueue: Sendable {
     let kind: Kind
 
     /// On the monitor's thread. The callback must return quickly: the monitor
-    /// reads no events while it runs. It may call `stop()`.
+    /// reads no events while it runs. It may call ``ReachabilityMonitor/stop()``.
     public static let monitorThread = DeliveryQueue(kind: .monitorThread)
 
     /// Through a function that schedules work elsewhere (an event loop, a run
-    /// loop). It is called with the monitor's lock held, so it must only
-    /// enqueue, never run the work itself or call into the monitor.
+    /// loop).
+    ///
+    /// - Parameter enqueue: Called with each piece of work to schedule. It is
+    ///   called with the monitor's lock held, so it must only enqueue, never
+    ///   run the work itself or call into the monitor.
+    /// - Returns: A queue that hands every callback to `enqueue`.
     public static func custom(_ enqueue: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> DeliveryQueue {
         DeliveryQueue(kind: .enqueue(enqueue))
     }

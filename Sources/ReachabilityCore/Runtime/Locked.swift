@@ -3,10 +3,10 @@ internal import Glibc
 #endif
 
 /// A value and the pthread mutex that guards it, as swift-nio's
-/// `NIOLockedValueBox`: every lock of the core. Synchronization's `Mutex`
+/// `NIOLockedValueBox`: every lock of the library. Synchronization's `Mutex`
 /// would do as well, but linking that module (its conformances, the atomic
-/// orderings' descriptions, what they pull from the standard library) cost
-/// a firmware program 32 KiB (Tools/Footprint: 425 KiB with it, 393 without).
+/// orderings' descriptions, what they pull from the standard library) makes
+/// a firmware program larger ("Firmware builds and footprint" has the sizes).
 package final class Locked<Value>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// For `wait(until:)`; only locks made `waitable` have one.

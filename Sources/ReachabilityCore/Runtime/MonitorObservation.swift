@@ -1,6 +1,6 @@
 
 
-/// A registered callback; `cancel()` removes it (so does `stop()`).
+/// A registered callback; ``cancel()`` removes it (so does the monitor's ``ReachabilityMonitor/stop()``).
 public final class MonitorObservation: Sendable {
     private let cancelAction: @Sendable () -> Void
     init(cancel: @escaping @Sendable () -> Void) { cancelAction = cancel }

@@ -19,6 +19,11 @@ extension RadioSource {
         public var interfaces: Set<String>
 
         /// Facts of `provider`: technologies and interfaces by name.
+        ///
+        /// - Parameters:
+        ///   - provider: Who says it, e.g. `"ModemManager"`.
+        ///   - technologies: The technology in use behind each interface a modem owns.
+        ///   - interfaces: Every network interface a modem owns.
         public init(provider: String, technologies: [String: RadioTechnology], interfaces: Set<String>) {
             self.provider = provider
             self.technologies = technologies
@@ -28,18 +33,20 @@ extension RadioSource {
 
     /// Where an interface's technology came from.
     public enum Origin: Hashable, Sendable {
-        /// The application (`set(_:for:)`, `REACH_RADIO`, `reach --radio IF=TECH`).
+        /// The application (``RadioSource/set(_:for:)``, `REACH_RADIO`, `reach --radio IF=TECH`).
         case application
-        /// A modem daemon (`ModemFacts.provider`).
+        /// A modem daemon (``RadioSource/ModemFacts/provider``).
         case modem(provider: String)
     }
 
     /// The modem daemon's facts, as last given (nil: none follows the modems).
     public var modemFacts: ModemFacts? { state.withLock { $0.modem } }
 
-    /// Replaces the modem daemon's facts (nil: none, as when the daemon went
-    /// away). A running monitor that uses this source evaluates again when
-    /// they changed, as for `set(_:for:)`.
+    /// Replaces the modem daemon's facts. A running monitor that uses this
+    /// source evaluates again when they changed, as for ``set(_:for:)``.
+    ///
+    /// - Parameter facts: What the daemon says now; nil for none, as when the
+    ///   daemon went away.
     public func setModemFacts(_ facts: ModemFacts?) {
         let observers = state.withLock { state -> [@Sendable () -> Void] in
             guard state.modem != facts else { return [] }
@@ -51,8 +58,11 @@ extension RadioSource {
         for observer in observers { observer() }
     }
 
-    /// Who set `interface`'s technology: the application, whose setting wins,
-    /// or the modem daemon; nil when neither did.
+    /// Who set `interface`'s technology.
+    ///
+    /// - Parameter interface: The interface's name.
+    /// - Returns: The application, whose setting wins, or the modem daemon;
+    ///   nil when neither did.
     public func origin(for interface: String) -> Origin? {
         state.withLock { state in
             if state.technologies[interface] != nil { return .application }

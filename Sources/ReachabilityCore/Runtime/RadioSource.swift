@@ -7,9 +7,9 @@ internal import Synchronization
 
 /// The radio technology of each WWAN link, as the application or its modem
 /// driver sets it (the kernel does not know it), and as a modem daemon
-/// reports it (`ModemFacts`: ModemManager, through the
+/// reports it (``ModemFacts``: ModemManager, through the
 /// `ReachabilityModemManager` product). Where both name an interface, the
-/// application's setting wins (`origin(for:)` says which one answered).
+/// application's setting wins (``origin(for:)`` says which one answered).
 /// Shared by an evaluator and the monitors that use it; safe from any thread.
 public final class RadioSource: Sendable {
     struct State {
@@ -34,8 +34,11 @@ public final class RadioSource: Sendable {
     let modemInterfacesKnown = Atomic<Bool>(false)
     #endif
 
-    /// A source with these technologies by interface name (e.g. `["wwan0": .lte]`); a WWAN link not
+    /// A source with these technologies by interface name; a WWAN link not
     /// named has no generation until one is set.
+    ///
+    /// - Parameter technologies: The technology of each interface by name,
+    ///   e.g. `["wwan0": .lte]`; none by default.
     public init(_ technologies: [String: RadioTechnology] = [:]) {
         state = Locked(State(technologies: technologies))
     }
@@ -91,9 +94,12 @@ public final class RadioSource: Sendable {
         #endif
     }
 
-    /// Whether a modem daemon says a modem owns `interface` (`ModemFacts.interfaces`).
+    /// Whether a modem daemon says a modem owns `interface` (``ModemFacts/interfaces``).
     /// A firmware build (`REACH_NO_MODEM_FACTS`, Tools/Footprint/firmware.flags)
     /// follows no modem daemon: there, never.
+    ///
+    /// - Parameter interface: The interface's name.
+    /// - Returns: Whether the modem facts list `interface`.
     @inline(__always)
     public func isModemInterface(_ interface: String) -> Bool {
         #if REACH_NO_MODEM_FACTS
@@ -115,6 +121,10 @@ public final class RadioSource: Sendable {
     /// monitor that uses this source evaluates again at once, and reports the
     /// targets whose mask changed (4G → 3G), as SLReachability posts its
     /// mask-changed notification.
+    ///
+    /// - Parameters:
+    ///   - technology: The radio technology in use; nil forgets the application's setting.
+    ///   - interface: The WWAN interface's name.
     public func set(_ technology: RadioTechnology?, for interface: String) {
         let observers = state.withLock { state -> [@Sendable () -> Void] in
             guard state.technologies[interface] != technology else { return [] }
@@ -126,8 +136,11 @@ public final class RadioSource: Sendable {
     }
 
     /// The technology of `interface`: the application's setting, else the
-    /// modem daemon's; nil when neither names one, and the mask then says
-    /// `ReachabilityMask.wwanUnknownGeneration`.
+    /// modem daemon's.
+    ///
+    /// - Parameter interface: The interface's name.
+    /// - Returns: The technology; nil when neither names one, and the mask
+    ///   then says `ReachabilityMask.wwanUnknownGeneration`.
     public func technology(for interface: String) -> RadioTechnology? {
         #if REACH_NO_MODEM_FACTS
         state.withLock { $0.technologies[interface] }

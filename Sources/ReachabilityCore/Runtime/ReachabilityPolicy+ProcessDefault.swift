@@ -23,13 +23,17 @@ extension ReachabilityPolicy {
     /// be changed: `REACH_ALLOW_WWAN=0` (or `false`, `no`, `off`) refuses WWAN,
     /// `1` (`true`, `yes`, `on`) allows it. Another value is ignored, with one
     /// line on standard error. A read-modify-write from two threads at once
-    /// can lose one of the writes; use `updateProcessDefault(_:)` for that.
+    /// can lose one of the writes; use ``updateProcessDefault(_:)`` for that.
     public static var processDefault: ReachabilityPolicy {
         get { ProcessDefaultPolicy.shared.policy }
         set { ProcessDefaultPolicy.shared.update { $0 = newValue } }
     }
 
-    /// Changes `processDefault` in one step under its lock.
+    /// Changes ``processDefault`` in one step under its lock; the monitors
+    /// that follow it are told afterwards, outside the lock.
+    ///
+    /// - Parameter change: Edits the policy in place. It runs with the lock
+    ///   held, so it must not read or set ``processDefault`` itself.
     public static func updateProcessDefault(_ change: (inout ReachabilityPolicy) -> Void) {
         ProcessDefaultPolicy.shared.update(change)
     }

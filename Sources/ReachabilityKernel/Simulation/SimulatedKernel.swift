@@ -3,7 +3,7 @@ import ReachabilityModel
 internal import Glibc
 #endif
 
-/// A simulated kernel, as a namespace names it (`NetworkNamespace.simulated`).
+/// A simulated kernel, as a namespace names it (``NetworkNamespace/simulated(_:)``).
 /// Two are equal when they are the same simulation.
 public struct SimulatedKernel: Hashable, Sendable, CustomStringConvertible {
     package let backend: any KernelSimulation

@@ -36,7 +36,7 @@ public final class SimulatedNetwork: Sendable, CustomStringConvertible {
     public enum Preset: Sendable {
         /// Only the loopback.
         case empty
-        /// `eth0`, wired, with its cable out: no carrier (`plugIn()` brings it online).
+        /// `eth0`, wired, with its cable out: no carrier (``Uplink/plugIn()`` brings it online).
         case offline
         /// `eth0`, wired, online.
         case wiredOnly
@@ -60,7 +60,11 @@ public final class SimulatedNetwork: Sendable, CustomStringConvertible {
 
     let kernel: SimulatedKernelBackend
 
-    /// An empty network (`.empty`), or one of the presets. `name` only names it in descriptions.
+    /// An empty network, or one of the presets.
+    ///
+    /// - Parameters:
+    ///   - preset: The starting point; ``Preset/empty`` (only the loopback) by default.
+    ///   - name: The network's name in descriptions (`simulated:NAME`).
     public init(_ preset: Preset = .empty, name: String = "net") {
         kernel = SimulatedKernelBackend(name: name)
         kernel.change { $0.nameServers = [SimulatedNetwork.nameServer] }
@@ -97,12 +101,18 @@ public final class SimulatedNetwork: Sendable, CustomStringConvertible {
 
     // MARK: Uplinks
 
-    /// Adds an uplink named `name` of `kind` (`.wired`, `.wifi`, `.wwan` or
-    /// `.tunnel`), up with carrier: its IPv4 address `10.N.0.2/24` and
+    /// Adds an uplink, up with carrier: its IPv4 address `10.N.0.2/24` and
     /// gateway `10.N.0.1`, its IPv6 address `fd00:N::2/64` and gateway
     /// `fd00:N::1` (N counts the uplinks from 1), and default routes through
-    /// it in the main table with `metric` (by default NetworkManager's: wired
-    /// 100, Wi-Fi 600, WWAN 700, tunnel 50).
+    /// it in the main table.
+    ///
+    /// - Parameters:
+    ///   - name: The link's name; no link may have it yet.
+    ///   - kind: `.wired`, `.wifi`, `.wwan` or `.tunnel`.
+    ///   - metric: The default routes' metric; nil takes NetworkManager's for
+    ///     the kind (wired 100, Wi-Fi 600, WWAN 700, tunnel 50).
+    ///   - ipv6: Whether the uplink has an IPv6 address and default route too.
+    /// - Returns: The uplink, whose verbs change it.
     @discardableResult
     public func uplink(_ name: String, _ kind: InterfaceKind, metric: UInt32? = nil, ipv6: Bool = true) -> Uplink {
         precondition(kind == .wired || kind == .wifi || kind == .wwan || kind == .tunnel,
@@ -128,6 +138,8 @@ public final class SimulatedNetwork: Sendable, CustomStringConvertible {
     }
 
     /// The uplink or link named `name`.
+    ///
+    /// - Parameter name: The name of a link of the network (a precondition).
     public subscript(_ name: String) -> Uplink {
         precondition(interfaceIndex(name) != nil, "no link \(name) in \(self)")
         return Uplink(network: self, name: name)
@@ -201,14 +213,18 @@ public final class SimulatedNetwork: Sendable, CustomStringConvertible {
 
     /// What a name resolves to (getaddrinfo's answer, when a name server is
     /// reachable); nil removes it. Unknown names fail to resolve.
+    ///
+    /// - Parameter name: A host name; case does not matter.
     public subscript(host name: String) -> [IPAddress]? {
         get { kernel.read { $0.hosts[name.lowercased()] } }
         set { kernel.change { $0.hosts[name.lowercased()] = newValue } }
     }
 
-    /// The next `count` route lookups fail as a kernel that cannot answer
+    /// Makes route lookups fail as a kernel that cannot answer
     /// (`ReachabilityError.system`, EIO): a monitor reports the error for its
     /// target and tries again after its `retryInterval` (on the test clock).
+    ///
+    /// - Parameter count: How many of the next route lookups fail.
     public func failNextLookups(_ count: Int) {
         kernel.state.withLock { $0.failingLookups += count }
     }
@@ -240,6 +256,8 @@ public final class SimulatedNetwork: Sendable, CustomStringConvertible {
     /// Moves the test clock forward by `duration`, stopping at every timer
     /// due on the way (a validation round, a retry, a tracker's round) and
     /// settling after each, as if that time had passed. No wall time passes.
+    ///
+    /// - Parameter duration: How far to move the clock.
     public func advance(by duration: Duration) async {
         await settled()
         let (seconds, attoseconds) = duration.components
@@ -253,12 +271,14 @@ public final class SimulatedNetwork: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Ends a test: settles, then throws ``Unfinished`` listing what is left:
-    /// changes an observer's stream never took, callbacks queued and not run,
-    /// monitors or trackers still working, and one-shot timers armed (a
-    /// retry, a held answer's recheck, a host name's timeout) that
-    /// ``advance(by:)`` has not reached. Periodic timers (validation rounds,
-    /// tracker rounds) are the steady state and are not listed.
+    /// Ends a test: settles, then checks that nothing is left over. Periodic
+    /// timers (validation rounds, tracker rounds) are the steady state and
+    /// are not counted.
+    ///
+    /// - Throws: ``Unfinished``, listing what is left: changes an observer's
+    ///   stream never took, callbacks queued and not run, monitors or trackers
+    ///   still working, and one-shot timers armed (a retry, a held answer's
+    ///   recheck, a host name's timeout) that ``advance(by:)`` has not reached.
     public func finish() async throws(Unfinished) {
         await settled()
         let lines = kernel.leftovers()
@@ -279,6 +299,13 @@ public final class SimulatedNetwork: Sendable, CustomStringConvertible {
 
     /// Applies `fault` to the link `name`, runs `body`, then reverts the
     /// fault, whether `body` returns or throws.
+    ///
+    /// - Parameters:
+    ///   - fault: What happens to the link while `body` runs.
+    ///   - name: The name of a link of the network.
+    ///   - body: The test steps to run under the fault.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
     public func with<T>(_ fault: Fault, on name: String, _ body: () async throws -> T) async rethrows -> T {
         let uplink = self[name]
         uplink.apply(fault, on: true)

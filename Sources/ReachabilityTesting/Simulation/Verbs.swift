@@ -87,9 +87,11 @@ extension SimulatedNetwork {
 
         // MARK: Beyond the gateway
 
-        /// The uplink's validation endpoint answers with a redirect to
-        /// `location` (HTTP 302): a captive portal. ICMP and TCP probes through
-        /// it get no answer, nor does its name server.
+        /// The uplink's validation endpoint answers with a redirect (HTTP 302):
+        /// a captive portal. ICMP and TCP probes through it get no answer, nor
+        /// does its name server.
+        ///
+        /// - Parameter location: Where the redirect points (its `Location` header).
         public func becomeCaptive(location: String) { script { $0.captiveLocation = location } }
         /// The portal lets the device through: 204 again.
         public func leaveCaptivity() { script { $0.captiveLocation = nil } }
@@ -98,7 +100,9 @@ extension SimulatedNetwork {
         public func upstreamLost() { script { $0.upstream = false } }
         /// Answers again.
         public func upstreamBack() { script { $0.upstream = true } }
-        /// The round trip probes through the uplink report (20 ms unless set).
+        /// Sets the round trip that probes through the uplink report (20 ms unless set).
+        ///
+        /// - Parameter duration: The round trip.
         public func setRoundTrip(_ duration: Duration) { script { $0.roundTrip = duration } }
 
         /// Applies or reverts a scoped fault.
@@ -114,6 +118,10 @@ extension SimulatedNetwork {
         // MARK: Addresses
 
         /// `ip addr add ADDRESS/LENGTH dev DEV` (IPv6 as with `nodad`).
+        ///
+        /// - Parameters:
+        ///   - address: The address to add.
+        ///   - prefixLength: The prefix length in bits.
         public func addAddress(_ address: IPAddress, prefixLength: Int) {
             network.kernel.change { state in
                 guard let index = state.facts.linkIndex(name) else { preconditionFailure("no link \(name)") }
@@ -122,6 +130,8 @@ extension SimulatedNetwork {
         }
 
         /// `ip addr del`.
+        ///
+        /// - Parameter address: The address to remove.
         public func removeAddress(_ address: IPAddress) {
             network.kernel.change { state in
                 guard let index = state.facts.linkIndex(name) else { return }
@@ -132,9 +142,15 @@ extension SimulatedNetwork {
 }
 
 extension SimulatedNetwork {
-    /// A link that is not an uplink (no script, no configuration): a LAN
-    /// port, a bridge, a veth. `facts` are what the classifier reads (its
-    /// name is set from `name`); it starts down and without carrier unless told.
+    /// Adds a link that is not an uplink (no script, no configuration): a LAN
+    /// port, a bridge, a veth.
+    ///
+    /// - Parameters:
+    ///   - name: The link's name; no link may have it yet.
+    ///   - facts: What the classifier reads (their name is set from `name`).
+    ///   - up: Whether the link is administratively up; down by default.
+    ///   - carrier: Whether the link has carrier; none by default.
+    /// - Returns: The link, whose verbs change it.
     @discardableResult
     public func addLink(_ name: String, facts: InterfaceFacts, up: Bool = false, carrier: Bool = false) -> Uplink {
         kernel.change { state in
@@ -155,6 +171,8 @@ extension SimulatedNetwork {
 
         /// Makes `uplink` the only default route of the main table (both
         /// families it has a gateway for), at its metric.
+        ///
+        /// - Parameter uplink: An uplink added with ``SimulatedNetwork/uplink(_:_:metric:ipv6:)``.
         public func setDefault(via uplink: Uplink) {
             network.kernel.change { state in
                 guard let script = state.scripts[uplink.name], let index = state.facts.linkIndex(uplink.name) else {
@@ -178,9 +196,17 @@ extension SimulatedNetwork {
             }
         }
 
-        /// `ip route add PREFIX [via GATEWAY] dev DEV [metric M] [table T]`;
-        /// false when the kernel would refuse it (the device is down, or the
-        /// gateway is not on one of its networks).
+        /// `ip route add PREFIX [via GATEWAY] dev DEV [metric M] [table T]`.
+        ///
+        /// - Parameters:
+        ///   - prefix: `A.B.C.D/N`, `X::/N`, `default` (IPv4) or `default6`; a
+        ///     bare address is a host route.
+        ///   - uplink: The link the route leaves by.
+        ///   - gateway: The next hop; nil for a directly attached network.
+        ///   - metric: The route's metric.
+        ///   - table: The routing table; ``main`` by default.
+        /// - Returns: False when the kernel would refuse the route (the device
+        ///   is down, or the gateway is not on one of its networks).
         @discardableResult
         public func add(_ prefix: String, via uplink: Uplink, gateway: IPAddress? = nil, metric: UInt32 = 0,
                         table: UInt32 = Routes.main) -> Bool {
@@ -192,8 +218,13 @@ extension SimulatedNetwork {
             }
         }
 
-        /// `ip route add TYPE PREFIX [table T]`: a route of type `.blackhole`,
-        /// `.unreachable`, `.prohibit` or `.throw`.
+        /// `ip route add TYPE PREFIX [table T]`.
+        ///
+        /// - Parameters:
+        ///   - type: `.blackhole`, `.unreachable`, `.prohibit` or `.throw`.
+        ///   - prefix: As for ``add(_:via:gateway:metric:table:)``.
+        ///   - metric: The route's metric.
+        ///   - table: The routing table; ``main`` by default.
         public func add(_ type: RouteVerdict, _ prefix: String, metric: UInt32 = 0, table: UInt32 = Routes.main) {
             precondition([.blackhole, .unreachable, .prohibit, .throw].contains(type), "a typed route is blackhole, unreachable, prohibit or throw")
             let (destination, length) = Self.parse(prefix)
@@ -204,6 +235,10 @@ extension SimulatedNetwork {
         }
 
         /// `ip route del PREFIX [table T]`: every route of that prefix in the table.
+        ///
+        /// - Parameters:
+        ///   - prefix: As for ``add(_:via:gateway:metric:table:)``.
+        ///   - table: The routing table; ``main`` by default.
         public func remove(_ prefix: String, table: UInt32 = Routes.main) {
             let (destination, length) = Self.parse(prefix)
             network.kernel.change { state in
@@ -240,8 +275,18 @@ extension SimulatedNetwork {
         }
 
         /// `ip [-6] rule add priority P [from PREFIX] [to PREFIX] [fwmark M/MASK]
-        /// [oif DEV] [uidrange A-B] ACTION`. `family` is taken from `from` or
-        /// `to`, else IPv4 unless given.
+        /// [oif DEV] [uidrange A-B] ACTION`.
+        ///
+        /// - Parameters:
+        ///   - priority: The rule's priority; lower is consulted first.
+        ///   - from: The source prefix it matches; nil for any.
+        ///   - to: The destination prefix it matches; nil for any.
+        ///   - mark: The firewall mark it matches; nil for any.
+        ///   - markMask: The bits of `mark` that count; all by default.
+        ///   - outputInterface: The output interface it matches (`oif`); nil for any.
+        ///   - uids: The uids it matches (`uidrange`); nil for any.
+        ///   - family: IPv4 or IPv6; nil takes `from`'s or `to`'s family, else IPv4.
+        ///   - action: What the rule does when it matches.
         public func add(priority: UInt32, from: String? = nil, to: String? = nil, mark: UInt32? = nil,
                         markMask: UInt32 = 0xffff_ffff, outputInterface: String? = nil, uids: ClosedRange<UInt32>? = nil,
                         family: IPAddress.Family? = nil, _ action: Action) {
@@ -263,6 +308,8 @@ extension SimulatedNetwork {
         }
 
         /// `ip rule del priority P`: every rule of that priority (both families).
+        ///
+        /// - Parameter priority: The priority of the rules to remove.
         public func remove(priority: UInt32) {
             network.kernel.change { state in state.facts.rules.removeAll { $0.priority == priority } }
         }
