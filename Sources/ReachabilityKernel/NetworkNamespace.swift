@@ -16,7 +16,7 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     case named(String)
     /// A namespace file by path, such as `/proc/PID/ns/net` or a bind mount of one.
     case path(String)
-    #if !REACH_NO_SIMULATION
+    #if !REACH_NO_SIMULATION   // firmware builds have no simulated namespace (firmware.flags)
     /// A kernel simulated in memory (ReachabilityTesting's `SimulatedNetwork.namespace`):
     /// its facts answer every lookup, its events and test clock drive monitors and trackers.
     /// Firmware builds leave it out (`-DREACH_NO_SIMULATION`, Tools/Footprint/firmware.flags).
@@ -64,14 +64,14 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
         case .current: return nil
         case let .named(name): return name
         case let .path(path): return path
-        #if !REACH_NO_SIMULATION
+        #if !REACH_NO_SIMULATION   // the .simulated case exists only outside firmware builds
         case .simulated: return nil
         #endif
         }
     }
 
     public var description: String {
-        #if !REACH_NO_SIMULATION
+        #if !REACH_NO_SIMULATION   // the .simulated case exists only outside firmware builds
         if case let .simulated(kernel) = self { return kernel.description }
         #endif
         return argument ?? "current"
@@ -80,7 +80,7 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     /// The simulation of a `.simulated` namespace (always nil in a firmware
     /// build, where the optimizer then drops every simulated branch).
     package var simulation: (any KernelSimulation)? {
-        #if !REACH_NO_SIMULATION
+        #if !REACH_NO_SIMULATION   // the .simulated case exists only outside firmware builds
         if case let .simulated(kernel) = self { return kernel.backend }
         #endif
         return nil
@@ -90,7 +90,7 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     func open() throws(ReachabilityError) -> Int32 {
         switch self {
         case .current: return -1
-        #if !REACH_NO_SIMULATION
+        #if !REACH_NO_SIMULATION   // the .simulated case exists only outside firmware builds
         case .simulated: return -1
         #endif
         case let .named(name): try Self.validateName(name)

@@ -83,7 +83,7 @@ extension NetworkNamespace {
     var enterHint: String {
         switch self {
         case .current: return "CAP_SYS_ADMIN"
-        #if !REACH_NO_SIMULATION
+        #if !REACH_NO_SIMULATION   // the .simulated case exists only outside firmware builds
         case .simulated: return "nothing (a simulated kernel asks no permission)"
         #endif
         case let .named(name): return "CAP_SYS_ADMIN to enter it (or run inside it: ip netns exec \(name) ...)"

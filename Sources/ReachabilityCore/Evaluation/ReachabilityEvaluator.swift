@@ -40,7 +40,7 @@ public final class ReachabilityEvaluator: Sendable {
     /// answers instead of the socket (`SimulatedKernelQuestions`). A
     /// firmware build has no simulated namespace: a constant nil there lets
     /// the optimizer drop every simulated branch below.
-    #if REACH_NO_SIMULATION
+    #if REACH_NO_SIMULATION   // a constant nil, so that the optimizer drops the simulated branches
     private var simulation: (any KernelSimulation)? { nil }
     #else
     private let simulation: (any KernelSimulation)?
