@@ -1,5 +1,3 @@
-
-
 /// The answer for one address: its flags and the kernel facts they came from.
 public struct AddressEvaluation: Hashable, Sendable {
     /// The destination that was looked up: one of the target's own addresses, or one its host name resolved to.

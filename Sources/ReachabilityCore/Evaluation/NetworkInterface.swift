@@ -1,5 +1,3 @@
-
-
 /// One interface as NWPath's `availableInterfaces` lists it.
 public struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
     /// The interface's name (`IFLA_IFNAME`), e.g. `eth0`, `wlan0`, `wwan0`.

@@ -118,7 +118,8 @@ final class MonitorCore: Sendable {
                 MonitorLoop.closeEvents(source, of: evaluator)
                 throw error
             }
-            MonitorLoop.subscriber(of: source)?.undelivered.withLock { $0 = { [weak self] in self?.undeliveredChanges() ?? [] } }
+            let subscriber = MonitorLoop.subscriber(of: source)
+            subscriber?.undelivered.withLock { $0 = { [weak self] in self?.undeliveredChanges() ?? [] } }
             let generation = shared.generation &+ 1
             let loop = MonitorLoop(core: self, source: source, generation: generation)
             do throws(ReachabilityError) {
@@ -126,7 +127,7 @@ final class MonitorCore: Sendable {
                 // The subscriber is the worker's only once its thread starts: a
                 // start refused while a stop finishes must not take the wake-ups
                 // of the thread still finishing (`settled()` would return early).
-                guard try worker.start(.monitor, subscriber: MonitorLoop.subscriber(of: source), { wakeFD in loop.run(wakeFD: wakeFD) }) else {
+                guard try worker.start(.monitor, subscriber: subscriber, { wakeFD in loop.run(wakeFD: wakeFD) }) else {
                     loop.release()
                     return
                 }

@@ -1,5 +1,3 @@
-
-
 /// What a monitor has seen and done, for logs and health checks. Read-only
 /// outside the library: only the monitor counts.
 public struct MonitorCounters: Hashable, Sendable {

@@ -1,5 +1,3 @@
-
-
 /// The status-only view: emitted only when a target's ``status``
 /// changes (Alamofire-style de-duplication), plus the initial status.
 public struct StatusChange: Hashable, Sendable {

@@ -1,5 +1,3 @@
-
-
 /// The record a DNS probe asks for.
 public enum DNSRecordType: String, Hashable, Sendable {
     /// An IPv4 address record (query type 1).

@@ -1,5 +1,3 @@
-
-
 /// An `http://` URL as the captive-portal check uses it: no TLS, no user
 /// info, no query beyond what the path carries. `host` nil means "the probed
 /// address" (the Host header then carries the address).

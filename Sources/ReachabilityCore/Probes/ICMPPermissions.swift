@@ -1,5 +1,3 @@
-
-
 /// Which ICMP sockets this process may open, and the order to try them.
 public struct ICMPPermissions: Hashable, Sendable {
     /// `CAP_NET_RAW` is effective.

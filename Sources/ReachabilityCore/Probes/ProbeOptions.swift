@@ -1,5 +1,3 @@
-
-
 /// Where a probe leaves from and how long it may take.
 public struct ProbeOptions: Hashable, Sendable {
     /// Bind the socket to this interface (`SO_BINDTODEVICE`): the probe

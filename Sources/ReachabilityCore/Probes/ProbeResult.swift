@@ -1,5 +1,3 @@
-
-
 /// What a probe found.
 public enum ProbeOutcome: Hashable, Sendable, CustomStringConvertible {
     /// The expected answer: an echo reply, a completed handshake, `204` (or an

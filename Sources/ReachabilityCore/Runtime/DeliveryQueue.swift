@@ -1,5 +1,3 @@
-
-
 /// Where a monitor runs an observer's callbacks. Callbacks of one observer
 /// run in order when the queue is serial.
 public struct DeliveryQueue: Sendable {

@@ -1,5 +1,3 @@
-
-
 /// A registered callback; ``cancel()`` removes it (so does the monitor's ``ReachabilityMonitor/stop()``).
 public final class MonitorObservation: Sendable {
     private let cancelAction: @Sendable () -> Void
