@@ -263,7 +263,11 @@ bool creach_error_is_request_fault(const void *msg, size_t len)
     /* The TLVs follow the echoed request, or just its header when capped. */
     off = NLMSG_HDRLEN + sizeof(e);
     if (!(h.nlmsg_flags & NLM_F_CAPPED)) {
-        if (e.msg.nlmsg_len < sizeof(e.msg))
+        /* An echoed request longer than the room after the error int leaves
+         * no room for TLVs. Compared before any sum: with a 32-bit size_t,
+         * sizeof(e.error) + an echoed length near UINT32_MAX wraps to a small
+         * offset (creach_msg_body checked nlmsg_len >= NLMSG_HDRLEN + sizeof(e)). */
+        if (e.msg.nlmsg_len < sizeof(e.msg) || e.msg.nlmsg_len > h.nlmsg_len - NLMSG_HDRLEN - sizeof(e.error))
             return false;
         off = NLMSG_HDRLEN + creach_nl_align(sizeof(e.error) + (size_t)e.msg.nlmsg_len);
     }
