@@ -10,6 +10,7 @@
 #ifdef __linux__
 
 #include <stdbool.h>
+#include <time.h>
 
 /* Internal symbols stay out of the library's dynamic symbol table. */
 #define CREACH_INTERNAL __attribute__((visibility("hidden")))
@@ -125,6 +126,23 @@ typedef struct {
  */
 CREACH_INTERNAL int creach_dump(creach_nl *nl, struct nlmsghdr *req, void *buf, size_t buflen, creach_dump_ctx *d,
                                 uint64_t *skipped);
+
+/**
+ * creach_timespec_ns - @ns nanoseconds as the relative timeout of ppoll.
+ * A 32-bit time_t holds 68 years of seconds: a longer timeout is cut to that
+ * (the wait is "at most" the time, and callers wait again), never converted
+ * to a negative tv_sec, which ppoll refuses with EINVAL, or to a short one.
+ */
+static inline struct timespec creach_timespec_ns(uint64_t ns)
+{
+    const uint64_t max_sec = sizeof(time_t) >= sizeof(int64_t) ? (uint64_t)INT64_MAX : (uint64_t)INT32_MAX;
+    const uint64_t sec = ns / 1000000000u;
+    struct timespec ts;
+
+    ts.tv_sec = (time_t)(sec > max_sec ? max_sec : sec);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    return ts;
+}
 
 /** creach_read_chunk - read(2), retried on EINTR (sysfs.c). */
 CREACH_INTERNAL ssize_t creach_read_chunk(int fd, void *buf, size_t len);

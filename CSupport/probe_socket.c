@@ -176,8 +176,7 @@ static int creach_wait_io(int fd, short events, int wake_fd, uint64_t deadline)
 
         if (now >= deadline)
             return CREACH_IO_TIMEOUT;
-        ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
-        ts.tv_nsec = (long)((deadline - now) % 1000000000u);
+        ts = creach_timespec_ns(deadline - now);
         r = ppoll(fds, wake_fd >= 0 ? 2 : 1, &ts, NULL);
         if (r < 0) {
             if (errno == EINTR)

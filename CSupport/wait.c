@@ -63,8 +63,7 @@ int creach_wait(int nl_fd, int wake_fd, int64_t timeout_ns)
         count++;
     }
     if (timeout_ns >= 0) {
-        ts.tv_sec = (time_t)(timeout_ns / 1000000000);
-        ts.tv_nsec = (long)(timeout_ns % 1000000000);
+        ts = creach_timespec_ns((uint64_t)timeout_ns);
         tsp = &ts;
     }
     r = ppoll(fds, count, tsp, NULL);
