@@ -5,6 +5,7 @@
 #   Fuzz/run.sh --smoke [HARNESS...]     CI smoke: 10 s each
 #   Fuzz/run.sh --regress [HARNESS...]   run the committed corpus once, no fuzzing
 #   Fuzz/run.sh --build [HARNESS...]     build only
+#   Fuzz/run.sh --sources [HARNESS...]   print "HARNESS SOURCE..." lines (Tools/ccore-cross.sh)
 #
 # Harnesses: netlink uevent http dns icmp idrange (default: all).
 # Binaries go to .build-fuzz/bin. Each harness fuzzes a COPY of its committed
@@ -32,7 +33,7 @@ sources() {
     esac
 }
 
-usage() { sed -n '2,16s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
 
 mode=fuzz
 seconds=60
@@ -40,6 +41,12 @@ case ${1:-} in
 --smoke) mode=fuzz; seconds=${FUZZ_SMOKE_SECONDS:-10}; shift ;;
 --regress) mode=regress; shift ;;
 --build) mode=build; shift ;;
+--sources)
+    shift
+    [ $# -gt 0 ] || set -- "${ALL[@]}"
+    for h in "$@"; do srcs=$(sources "$h") || exit 2; echo "$h $srcs"; done
+    exit 0
+    ;;
 -h | --help) usage; exit 0 ;;
 '' | *[!0-9]*) ;;
 *) seconds=$1; shift ;;
