@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers check-architecture test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
+.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers check-architecture test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke setup-ccore-cross test-ccore-cross docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
 
 all: build
 
@@ -40,6 +40,8 @@ help:
 	  "make steady-state   mallocs per monitor round, and per unchanged ModemManager signal, must be 0 (root)" \
 	  "make fuzz           libFuzzer on every C parser (FUZZ_SECONDS each)" \
 	  "make fuzz-smoke     a short fuzz run from the committed corpus" \
+	  "make test-ccore-cross  the C core's tests and fuzz corpora on s390x, armhf (twice) and arm64 under qemu-user, and natively" \
+	  "make setup-ccore-cross  install the cross compilers and qemu-user-static that test-ccore-cross needs" \
 	  "make bench          all benchmarks and docs/benchmarks (root)" \
 	  "make bench-latency  change latency by target kind against issue 41's budget (root)" \
 	  "make bench-check    the allocation thresholds CI gates" \
@@ -405,6 +407,30 @@ fuzz: setup
 fuzz-smoke: setup
 	Fuzz/run.sh --smoke
 
+# The C core on other architectures (Fuzz/README.md, "Other architectures"):
+# Tests/CCore/ccore_tests.c (byte order, alignment, 32-bit size_t and
+# time_t) and every harness's committed corpus replayed, built with Debian's
+# cross compilers and run under qemu-user on s390x (big-endian), armhf (with
+# 32-bit and with 64-bit time_t) and arm64, and natively here as the
+# reference (Tools/ccore-cross.sh, about 30 s; CCORE_ARCHES="s390x armhf"
+# for some). setup-ccore-cross installs what Tools/ccore-cross.sh --check
+# finds missing: the three cross gcc with their C libraries and kernel
+# headers, and qemu-user-static. No libcap: caps.c is not built.
+CCORE_CROSS_PACKAGES := gcc libc6-dev linux-libc-dev qemu-user-static \
+	gcc-s390x-linux-gnu libc6-dev-s390x-cross linux-libc-dev-s390x-cross \
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross linux-libc-dev-armhf-cross \
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev-arm64-cross
+CCORE_ARCHES ?=
+setup-ccore-cross:
+	@if ! Tools/ccore-cross.sh --check $(CCORE_ARCHES) 2>/dev/null; then \
+		echo "make: installing $(CCORE_CROSS_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+			--no-install-recommends $(CCORE_CROSS_PACKAGES) >/dev/null; \
+	fi
+
+test-ccore-cross: setup-ccore-cross
+	Tools/ccore-cross.sh $(CCORE_ARCHES)
+
 # The DocC catalogs (Sources/**/<Module>.docc), one per public module, built
 # with swift-docc-plugin, which Package.swift declares only when REACH_DOCS is
 # set. A module is documented once it has a catalog; docc's warnings (a
@@ -529,5 +555,5 @@ footprint: setup
 	Tools/Footprint/measure.sh --check $(FOOTPRINT_MAX_KB) $(FOOTPRINT_MINIMAL_MAX_BYTES)
 
 clean:
-	rm -rf Tests/Consumers/*/.build .build .build-sanitize .build-fuzz .build-static .build-deb Exporter/.build Exporter/.build-static Benchmarks/.build Benchmarks/.results Tools/Footprint/.build \
+	rm -rf Tests/Consumers/*/.build .build .build-sanitize .build-fuzz .build-ccore .build-static .build-deb Exporter/.build Exporter/.build-static Benchmarks/.build Benchmarks/.results Tools/Footprint/.build \
 		Tools/Footprint/.build-minimal Tools/Footprint/.build-parser Tools/Footprint/.build-libstdc++
