@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers check-architecture test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke setup-ccore-cross test-ccore-cross docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
+.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers check-architecture test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke setup-ccore-cross test-ccore-cross setup-debian-swift test-debian-swift build-arm64 test-arm64 test-arm64-ci docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
 
 all: build
 
@@ -42,6 +42,10 @@ help:
 	  "make fuzz-smoke     a short fuzz run from the committed corpus" \
 	  "make test-ccore-cross  the C core's tests and fuzz corpora on s390x, armhf (twice) and arm64 under qemu-user, and natively" \
 	  "make setup-ccore-cross  install the cross compilers and qemu-user-static that test-ccore-cross needs" \
+	  "make test-debian-swift  build and test with Debian 13's Swift 6.0.3, in a trixie root (root)" \
+	  "make build-arm64    cross-build the package and its tests for arm64 with Debian's Swift 6.0.3 (root)" \
+	  "make test-arm64     the suite on arm64 under qemu-user against this kernel (root; ARM64_TESTS=filter)" \
+	  "make test-arm64-ci  the part of test-arm64 that CI runs" \
 	  "make bench          all benchmarks and docs/benchmarks (root)" \
 	  "make bench-latency  change latency by target kind against issue 41's budget (root)" \
 	  "make bench-check    the allocation thresholds CI gates" \
@@ -430,6 +434,57 @@ setup-ccore-cross:
 
 test-ccore-cross: setup-ccore-cross
 	Tools/ccore-cross.sh $(CCORE_ARCHES)
+
+# Swift as Debian ships it (README, "Toolchains and platforms";
+# Tools/debian-swift.sh): Debian 13's swiftlang 6.0.3, the oldest Swift the
+# package supports, in a trixie root made with debootstrap from Debian's
+# archive; and trixie's arm64 packages unpacked as the sysroot of a cross
+# build with that compiler, whose programs run here under qemu-user
+# (binfmt_misc) against this machine's kernel. Both roots are cached in
+# /var/cache/swift-reachability/debian-swift (about 3.5 GB and 1.7 GB; two
+# minutes to make). Root: debootstrap, chroot, mounts, namespaces.
+#   test-debian-swift: the whole package and its tests built with 6.0.3 for
+#     amd64, then the suite (XCTest, then Swift Testing) run in the root.
+#   build-arm64: the package and its tests cross-built for arm64 (6.0.3).
+#   test-arm64: the suite on arm64 under emulation (ARM64_TESTS: swift
+#     test's --filter, for part of it, as CI runs); every test that emulation
+#     cannot run skips saying why (REACH_EMULATED).
+DEBIAN_SWIFT := Tools/debian-swift.sh
+DEBIAN_SWIFT_PACKAGES := debootstrap qemu-user-static binfmt-support
+ARM64_SDK := --swift-sdks-path /opt/swift-sdks --swift-sdk trixie-arm64
+ARM64_BUILD := .build-debian-arm64
+ARM64_TESTS ?=
+setup-debian-swift: setup
+	@if ! PATH="$$PATH:/usr/sbin:/sbin" command -v debootstrap >/dev/null || ! [ -x /usr/libexec/qemu-binfmt/aarch64-binfmt-P ] || \
+			! PATH="$$PATH:/usr/sbin:/sbin" command -v update-binfmts >/dev/null; then \
+		echo "make: installing $(DEBIAN_SWIFT_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+			--no-install-recommends $(DEBIAN_SWIFT_PACKAGES) >/dev/null; \
+	fi
+	@[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || $(SUDO) update-binfmts --enable qemu-aarch64
+	$(SUDO) $(DEBIAN_SWIFT) root
+
+test-debian-swift: setup-debian-swift
+	$(SUDO) $(DEBIAN_SWIFT) run swift build --build-tests --scratch-path .build-debian-amd64 $(IMPORT_CHECK)
+	$(SUDO) $(DEBIAN_SWIFT) run swift test --skip-build --scratch-path .build-debian-amd64 --disable-swift-testing
+	$(SUDO) $(DEBIAN_SWIFT) run swift test --skip-build --scratch-path .build-debian-amd64 --disable-xctest
+
+build-arm64: setup-debian-swift
+	$(SUDO) $(DEBIAN_SWIFT) run-arm64 swift build --build-tests --scratch-path $(ARM64_BUILD) $(ARM64_SDK)
+
+ARM64_SWIFT_TEST = $(SUDO) $(DEBIAN_SWIFT) run-arm64 env REACH_EMULATED=qemu-user \
+	swift test --skip-build --scratch-path $(ARM64_BUILD) $(ARM64_SDK)
+test-arm64: build-arm64
+	$(ARM64_SWIFT_TEST) --disable-swift-testing $(if $(ARM64_TESTS),--filter '$(ARM64_TESTS)')
+	$(ARM64_SWIFT_TEST) --disable-xctest
+
+# The part of test-arm64 that CI runs: the unit tests (the parsers on
+# committed captures, the decision tables), the ModemManager reader (D-Bus
+# messages through sd-bus), the simulated network, and the integration
+# tests that ask this kernel routes, links and rules in namespaces.
+ARM64_CI_TESTS := ^(ReachabilityTests|ModemManagerTests|ReachabilityTestingTests)\.|\.(RouteScenarioTests|SimulatedKernelAgreesWithLinuxTests|BadInputKernelTests|MonitorTests)/
+test-arm64-ci: build-arm64
+	@$(MAKE) --no-print-directory test-arm64 ARM64_TESTS='$(ARM64_CI_TESTS)'
 
 # The DocC catalogs (Sources/**/<Module>.docc), one per public module, built
 # with swift-docc-plugin, which Package.swift declares only when REACH_DOCS is

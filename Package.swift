@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.0
 import PackageDescription
 
 // The C core is not a product: users see only the Swift library and the CLI.

@@ -122,12 +122,21 @@ public enum NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
         if type >= 0 {
             return type == cloneNewNet ? nil : "a namespace of another type, not a network namespace"
         }
-        // ENOTTY: not a namespace file, or a kernel without NS_GET_NSTYPE. Every
-        // namespace file lives on the one nsfs, so its device tells them apart.
+        // ENOTTY: not a namespace file, or a kernel without NS_GET_NSTYPE (before
+        // 4.11; qemu-user does not pass the ioctl on either). Every namespace
+        // file lives on the one nsfs, so its device tells them apart; the
+        // descriptor's link then names the type, as "net:[4026531840]".
         var file = stat()
         var known = stat()
         guard fstat(fd, &file) == 0, stat("/proc/self/ns/net", &known) == 0 else { return nil }
-        return file.st_dev == known.st_dev ? nil : "not a network namespace file"
+        guard file.st_dev == known.st_dev else { return "not a network namespace file" }
+        var link = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/self/fd/\(fd)", &link, link.count - 1)
+        guard length > 0 else { return nil }
+        let name = link.prefix(length)
+        guard let colon = name.firstIndex(of: CChar(UInt8(ascii: ":"))) else { return nil }
+        return name[..<colon].elementsEqual("net".utf8.lazy.map { CChar(bitPattern: $0) })
+            ? nil : "a namespace of another type, not a network namespace"
     }
 }
 

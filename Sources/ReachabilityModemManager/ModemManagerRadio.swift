@@ -122,6 +122,9 @@ public final class ModemManagerRadio: Sendable {
         set { state.withLock { $0.testHooks = newValue } }
     }
 
+    /// How many times the radio sources were to be told (for tests' messages).
+    package var changeCount: UInt64 { state.withLock { $0.changes } }
+
     /// Whether `source` is fed now (for tests).
     package func feeds(_ source: RadioSource) -> Bool { state.withLock { $0.sources.contains { $0 === source } } }
 
@@ -320,8 +323,7 @@ public final class ModemManagerRadio: Sendable {
     /// Changes the state on the radio's thread, then tells the radio sources
     /// and the observers (outside the lock) when the facts or the availability moved.
     func update(_ change: (inout State) -> Void) {
-        let (sources, observers, hook) = state.withLock {
-            state -> ([RadioSource], [@Sendable () -> Void], (@Sendable () -> Void)?) in
+        let (sources, hook) = state.withLock { state -> ([RadioSource], (@Sendable () -> Void)?) in
             // The table's revision, not a copy of it: a copy would make the
             // change copy the table (a message that changes nothing allocates nothing).
             let before = (state.availability, state.table.revision, state.table.dropped, state.counters.spoofed)
@@ -329,16 +331,20 @@ public final class ModemManagerRadio: Sendable {
             // A drop is told too (the observers see the counters move); the sources only see facts.
             guard before.0 != state.availability || before.1 != state.table.revision || before.2 != state.table.dropped
                     || before.3 != state.counters.spoofed else {
-                return ([], [], nil)
+                return ([], nil)
             }
             state.changes &+= 1
-            return (state.sources, state.observers.map(\.observer), state.testHooks.beforeSourcesAreTold)
+            return (state.sources, state.testHooks.beforeSourcesAreTold)
         }
         hook?()
         // The sources first: who waits for an answer (`waitForFirstAnswer`) then reads it there.
         for source in sources { tell(source) }
         state.broadcast()
-        for observer in observers { observer() }
+        // The observers as they are now, once the sources are told: one added
+        // after the change but before the telling (that found the sources not
+        // yet told) is called too. Taken with the change, it was not, and
+        // its owner waited for a call that never came.
+        for observer in state.withLock({ $0.observers.map(\.observer) }) { observer() }
     }
 
     /// Gives `source` what it should hold now: the facts while it is fed,

@@ -25,7 +25,12 @@ final class ContextCounts: Sendable {
     func calledOut() { heldAtCallout.add(retains.load(ordering: .relaxed) - releases.load(ordering: .relaxed)) }
 }
 
+#if compiler(>=6.1)
 private let queueKey = DispatchSpecificKey<String>()
+#else
+// Swift 6.0's Dispatch does not yet declare DispatchSpecificKey Sendable.
+nonisolated(unsafe) private let queueKey = DispatchSpecificKey<String>()
+#endif
 
 /// The calling thread's name as the kernel has it (/proc/thread-self/comm).
 /// Not Foundation's `Thread.name`: a `Thread` that names itself as it starts

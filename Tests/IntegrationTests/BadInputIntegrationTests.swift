@@ -317,10 +317,15 @@ final class BadInputKernelTests: NamespaceTestCase {
 
     /// A route message for 10.1.0.7/32 (nlmsghdr + rtmsg + RTA_DST + RTA_OIF), as the kernel would send it.
     private static func routeMessage(type: UInt16, flags: UInt16, seq: UInt32, oif: UInt32) -> [UInt8] {
-        let rtmsg: [UInt8] = [UInt8(AF_INET), 32, 0, 0, 254, 4, 0, 1] + le32(0)   // family, dst_len, src_len, tos, table, proto, scope, type, flags
-        let attrs = le16(8) + le16(1) + [10, 1, 0, 7] + le16(8) + le16(4) + le32(oif)   // RTA_DST, RTA_OIF
-        let length = UInt32(16 + rtmsg.count + attrs.count)
-        return le32(length) + le16(type) + le16(flags) + le32(seq) + le32(0) + rtmsg + attrs
+        // Appended piece by piece: one long `+` chain of arrays is more than
+        // Swift 6.0's type checker solves in time.
+        var rtmsg: [UInt8] = [UInt8(AF_INET), 32, 0, 0, 254, 4, 0, 1]   // family, dst_len, src_len, tos, table, proto, scope, type
+        rtmsg += le32(0)                                                 // flags
+        var attrs: [UInt8] = le16(8) + le16(1) + [10, 1, 0, 7]           // RTA_DST
+        attrs += le16(8) + le16(4) + le32(oif)                           // RTA_OIF
+        var message: [UInt8] = le32(UInt32(16 + rtmsg.count + attrs.count)) + le16(type) + le16(flags)
+        message += le32(seq) + le32(0)
+        return message + rtmsg + attrs
     }
 
     /// Port ids of the NETLINK_ROUTE sockets that processes hold in the

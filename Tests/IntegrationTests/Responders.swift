@@ -795,7 +795,10 @@ final class DNSResponder: @unchecked Sendable {
         var out = be16(query.id) + be16(flags) + be16(1) + be16(UInt16(rdatas.count)) + be16(0) + be16(0)
         out += question
         for rdata in rdatas {
-            out += [0xC0, 0x0C] + be16(query.type) + be16(1) + [0, 0, 0, 60] + be16(UInt16(rdata.count)) + rdata
+            // Appended in steps: one `+` chain is more than Swift 6.0's type checker solves in time.
+            out += [0xC0, 0x0C] + be16(query.type) + be16(1)
+            out += [0, 0, 0, 60] + be16(UInt16(rdata.count))
+            out += rdata
         }
         return out
     }

@@ -40,10 +40,12 @@ struct ProcessResources: CustomStringConvertible {
             (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }.filter { $0.hasPrefix("reach.") && $0 != "reach.modems" }
-        // Not `reach.modems`: ModemManagerRadio.shared's, which the compat
+        // Counted by the library, not by name: a thread started from one of
+        // ours inherits its name (Swift 6.0's Dispatch names its workers so).
+        // Not the modem reader's: ModemManagerRadio.shared's, which the compat
         // modules start at their first use in this process (their tests ran
         // before) and which lives with the process, as a monitor's does not.
-        let libraryThreads = libraryThreadNames.count
+        let libraryThreads = runningLibraryThreads()
         var rss = -1
         for line in ((try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? "").split(separator: "\n")
         where line.hasPrefix("VmRSS:") {

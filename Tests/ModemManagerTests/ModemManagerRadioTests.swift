@@ -37,7 +37,9 @@ final class ModemManagerRadioTests: XCTestCase {
         XCTAssertEqual(source.modemFacts, RadioSource.ModemFacts(provider: "ModemManager", technologies: [:], interfaces: []))
         try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "2 wwan0 2 cdc-wdm0 6", "State", "i", "11"],
                          modem3gpp: ["RegistrationState", "u", "1", "OperatorName", "s", "Acme", "OperatorCode", "s", "26201"])
-        radio.wait("the modem appears") { $0.modems.count == 1 }
+        // The radio's table takes the modem before its sources are told (its
+        // observers are called after): wait for the source, which is asked below.
+        radio.wait("the modem appears") { $0.modems.count == 1 && source.modemFacts?.interfaces.isEmpty == false }
         let first = try XCTUnwrap(radio.modems.first)
         XCTAssertEqual(first.accessTechnologies, .lte)
         XCTAssertEqual(first.radioTechnology, .lte)
@@ -150,7 +152,8 @@ final class ModemManagerRadioTests: XCTestCase {
             radio.unfollow(source)
         }
         try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2"])
-        radio.wait("the modem appears") { $0.modems.count == 1 }
+        // The table takes the modem before the hook runs: wait for all that is asserted.
+        radio.wait("the modem appears") { $0.modems.count == 1 && !$0.feeds(source) && source.modemFacts == nil }
         XCTAssertFalse(radio.feeds(source))
         XCTAssertNil(source.modemFacts, "a source no longer followed holds the modem's facts")
         XCTAssertNil(source.technology(for: "wwan0"))
@@ -237,6 +240,7 @@ final class ModemManagerRadioTests: XCTestCase {
         try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "1 wwan0 2", "State", "i", "8",
                              "SignalQuality", "(ub)", "60 true"])
         radio.wait("LTE") { _ in source.technology(for: "wwan0") == .lte }
+        XCTAssertEqual(source.technology(for: "wwan0"), .lte, "the source holds \(String(describing: source.modemFacts))")
         let cases: [([String], ModemPropertyError)] = [
             (["SignalQuality", "(ub)", "150 true"], .signalQualityOutOfRange(150)),
             (["AccessTechnologies", "s", "lte"], .wrongType(property: "AccessTechnologies", expected: "u", got: "s")),

@@ -238,7 +238,16 @@ final class IdiomTests: XCTestCase {
 
     // MARK: 9. Reachability.swift 5.x and 4.x
 
+    /// Why the two idioms that observe `.reachabilityChanged` with
+    /// `object: reachability` cannot pass with Swift 6.0.
+    static let swift60NotificationObjects = "Swift 6.0's Foundation on Linux never matches an observer's object: "
+        + "to a Swift class that is not an NSObject (fixed in Swift 6.1's Foundation), and Reachability.swift's "
+        + "Reachability is not one: such an observer gets no notification (the module's documentation says so)"
+
     func testReachabilitySwift5NotificationObserver() throws {
+        #if compiler(<6.1)
+        throw XCTSkip(Self.swift60NotificationObjects)
+        #endif
         let observer = try ReachabilityStatusObserver()
         let answers = IdiomAnswers<String>()
         observer.statusChanged = { answers.add($0) }
@@ -248,6 +257,9 @@ final class IdiomTests: XCTestCase {
     }
 
     func testReachabilitySwift4FailableInitAndNoneConnection() throws {
+        #if compiler(<6.1)
+        throw XCTSkip(Self.swift60NotificationObjects)
+        #endif
         let monitor = LegacyReachabilityMonitor()
         let answers = IdiomAnswers<String>()
         monitor.statusChanged = { answers.add($0) }

@@ -16,7 +16,10 @@ extension ModemManagerRadio {
         let deadline = Date().addingTimeInterval(timeout)
         while !done(self) {
             guard changed.wait(timeout: .now() + deadline.timeIntervalSinceNow) == .success else {
-                XCTFail("\(what): not within \(timeout) s; availability \(availability), modems \(modems)", file: file, line: line)
+                // Asked once more: whether it holds now tells a change that
+                // came without its signal from one that never came.
+                XCTFail("\(what): not within \(timeout) s (holds now: \(done(self))); availability \(availability), "
+                        + "modems \(modems), changes \(changeCount)", file: file, line: line)
                 return
             }
         }

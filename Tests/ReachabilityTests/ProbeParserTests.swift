@@ -436,7 +436,9 @@ final class ProbeParserTests: XCTestCase {
     }
 
     func testICMPParseV4ErrorsAboutOtherTraffic() {
-        let tcp = be16(40000) + be16(443) + be32(1) + be32(0) + [0x50, 0x02] + be16(0xffff)
+        // In two steps: one `+` chain is more than Swift 6.0's type checker solves in time.
+        var tcp: [UInt8] = be16(40000) + be16(443) + be32(1) + be32(0)
+        tcp += [0x50, 0x02] + be16(0xffff)
         let udp = be16(40000) + be16(53) + be16(8) + be16(0)
         for (proto, segment) in [(UInt8(6), tcp), (UInt8(17), udp)] {
             let quoted = ipv4(proto: proto, payloadLen: segment.count) + segment
@@ -446,7 +448,8 @@ final class ProbeParserTests: XCTestCase {
         // Segments whose first bytes look like an echo request (source port 0x0800 = 2048):
         // only the quoted protocol tells them apart.
         let lookalikeUDP = be16(0x0800) + be16(0x1234) + be16(0x0005) + be16(8)
-        let lookalikeTCP = be16(0x0800) + be16(443) + be32(0x0005_0006) + be32(0) + [0x50, 0x02] + be16(0xffff)
+        var lookalikeTCP: [UInt8] = be16(0x0800) + be16(443) + be32(0x0005_0006) + be32(0)
+        lookalikeTCP += [0x50, 0x02] + be16(0xffff)
         for (proto, segment, seq) in [(UInt8(17), lookalikeUDP, UInt16(8)), (UInt8(6), lookalikeTCP, UInt16(6))] {
             let quoted = ipv4(proto: proto, payloadLen: segment.count) + segment
             XCTAssertEqual(icmpParse(K.AF_INET, raw: true, raw4(icmp4Error(3, code: 3, quoting: quoted))),

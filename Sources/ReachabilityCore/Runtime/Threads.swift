@@ -1,4 +1,5 @@
 internal import CReachability
+internal import Synchronization
 
 #if canImport(Glibc)
 internal import Glibc
@@ -11,7 +12,10 @@ internal import Glibc
 // core's short-lived namespace helpers (netns.c) only create a socket and end.
 //
 // Each thread carries a name (`top -H`, `ps -L`, /proc/PID/task/*/comm) that
-// says whose it is: every name starts with `reach.`.
+// says whose it is: every name starts with `reach.`. A name does not prove a
+// thread ours: a thread started from one of ours inherits its name until it
+// names itself (Swift 6.0's Dispatch starts its workers from the thread that
+// queues work, and leaves them named so). `runningLibraryThreads` counts ours.
 
 /// What a library thread is for; its name in /proc (at most 15 bytes).
 package enum ThreadRole: String {
@@ -24,6 +28,14 @@ package enum ThreadRole: String {
     case modems = "reach.modems"
     #endif
 }
+
+/// The library's threads running now (their body not yet returned), but the
+/// modem reader's: `ModemManagerRadio.shared`'s lives with the process.
+private let running = Atomic<Int>(0)
+
+/// How many of the library's threads run now, the modem reader's aside (for
+/// tests: leaks, and the threads a stop must have ended).
+package func runningLibraryThreads() -> Int { running.load(ordering: .acquiring) }
 
 /// Starts a detached thread running `body`.
 package func startThread(_ role: ThreadRole, _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
@@ -41,9 +53,16 @@ private func createThread(_ role: ThreadRole, detached: Bool,
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
     pthread_attr_setdetachstate(&attributes, Int32(detached ? PTHREAD_CREATE_DETACHED : PTHREAD_CREATE_JOINABLE))
+    #if REACH_NO_MODEM_FACTS
+    let counted = true
+    #else
+    let counted = role != .modems
+    #endif
+    if counted { running.add(1, ordering: .relaxed) }
     let context = Unmanaged.passRetained(ThreadBody {
         _ = creach_thread_set_name(role.rawValue)
         body()
+        if counted { running.subtract(1, ordering: .releasing) }
     }).toOpaque()
     var thread = pthread_t()
     let rc = pthread_create(&thread, &attributes, { context in
@@ -51,6 +70,7 @@ private func createThread(_ role: ThreadRole, detached: Bool,
         return nil
     }, context)
     if rc != 0 {
+        if counted { running.subtract(1, ordering: .relaxed) }
         Unmanaged<ThreadBody>.fromOpaque(context).release()
         throw .system(operation: "pthread_create", errno: SystemErrno(rawValue: rc))
     }

@@ -228,7 +228,7 @@ extension SimulatedNetwork {
         public func add(_ type: RouteVerdict, _ prefix: String, metric: UInt32 = 0, table: UInt32 = Routes.main) {
             precondition([.blackhole, .unreachable, .prohibit, .throw].contains(type), "a typed route is blackhole, unreachable, prohibit or throw")
             let (destination, length) = Self.parse(prefix)
-            network.kernel.change { state in
+            _ = network.kernel.change { state in
                 state.facts.addRoute(SimulatedRoute(table: table, destination: destination, prefixLength: length, type: type,
                                                     metric: metric))
             }
