@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers check-architecture test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke setup-ccore-cross test-ccore-cross setup-debian-swift test-debian-swift build-arm64 test-arm64 test-arm64-ci docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
+.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers check-architecture test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke setup-ccore-cross test-ccore-cross setup-debian-swift test-debian-swift build-arm64 test-arm64 test-arm64-ci footprint-debian docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb-architecture deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
 
 all: build
 
@@ -46,6 +46,7 @@ help:
 	  "make build-arm64    cross-build the package and its tests for arm64 with Debian's Swift 6.0.3 (root)" \
 	  "make test-arm64     the suite on arm64 under qemu-user against this kernel (root; ARM64_TESTS=filter)" \
 	  "make test-arm64-ci  the part of test-arm64 that CI runs" \
+	  "make footprint-debian  the footprint's sizes with Debian's Swift 6.0.3, amd64 beside arm64 (root)" \
 	  "make bench          all benchmarks and docs/benchmarks (root)" \
 	  "make bench-latency  change latency by target kind against issue 41's budget (root)" \
 	  "make bench-check    the allocation thresholds CI gates" \
@@ -209,7 +210,20 @@ setup-deb: setup
 manuals: setup
 	$(SWIFT) package plugin generate-manual --configuration debug --date $$(Packaging/version.sh --date)
 
-deb: setup-deb static static-exporter manuals
+# make deb ARCH=arm64 cannot be made yet: reach builds for arm64 (make
+# build-arm64), but the package carries reach-exporter too, which needs
+# Swift 6.2 (its dependencies), and Debian 13's Swift for arm64 is 6.0.3.
+# (ARCH from the command line only: an ARCH in the environment is not ours.)
+DEB_ARCH := $(if $(filter command line,$(origin ARCH)),$(ARCH),$(shell dpkg --print-architecture))
+deb-architecture:
+	@if [ "$(DEB_ARCH)" != "$$(dpkg --print-architecture)" ]; then \
+		echo "make deb ARCH=$(DEB_ARCH): not possible yet: the package carries reach-exporter, which needs Swift 6.2" >&2; \
+		echo "  (swift-log 1.16, swift-service-lifecycle 2.13), and Debian 13's Swift for $(DEB_ARCH) is 6.0.3;" >&2; \
+		echo "  make build-arm64 builds reach and the library for arm64 (README, \"Toolchains and platforms\")" >&2; \
+		exit 2; \
+	fi
+
+deb: deb-architecture setup-deb static static-exporter manuals
 	@rm -f .build-deb/reach_*.deb
 	Packaging/build-deb.sh .build-static/reach Exporter/.build-static/reach-exporter \
 		$(MANUALS)/reach/reach.1 Exporter/dist/man/reach-exporter.8 .build-deb
@@ -485,6 +499,13 @@ test-arm64: build-arm64
 ARM64_CI_TESTS := ^(ReachabilityTests|ModemManagerTests|ReachabilityTestingTests)\.|\.(RouteScenarioTests|SimulatedKernelAgreesWithLinuxTests|BadInputKernelTests|MonitorTests)/
 test-arm64-ci: build-arm64
 	@$(MAKE) --no-print-directory test-arm64 ARM64_TESTS='$(ARM64_CI_TESTS)'
+
+# The firmware footprint with Debian's Swift 6.0.3, amd64 beside arm64:
+# sizes of static, stripped programs (Tools/Footprint/measure-debian.sh;
+# make footprint gives this machine's Swift's, with RSS). Release builds
+# with LTO, four of them: about ten minutes.
+footprint-debian: setup-debian-swift
+	$(SUDO) $(DEBIAN_SWIFT) run Tools/Footprint/measure-debian.sh
 
 # The DocC catalogs (Sources/**/<Module>.docc), one per public module, built
 # with swift-docc-plugin, which Package.swift declares only when REACH_DOCS is

@@ -40,11 +40,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 suite=trixie
 mirror=${REACH_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache=${REACH_DEBIAN_CACHE:-/var/cache/swift-reachability/debian-swift}
-# The amd64 root: the compiler and the C toolchain files it links with, what
-# the package links, what make test runs (the Makefile's SETUP_PACKAGES), and
-# make, git and python3.
+# The amd64 root: the compiler and the C toolchain files it links with (and
+# arm64's binutils, to strip), what the package links, what make test runs
+# (the Makefile's SETUP_PACKAGES), and make, git and python3.
 setup_packages=$(sed -n '/^SETUP_PACKAGES :=/,/[^\\]$/{s/^SETUP_PACKAGES :=//;s/\\$//;p}' "$here/Makefile" | tr -s ' \t\n' ' ')
-amd64_packages="swiftlang libc6-dev libgcc-14-dev libstdc++-14-dev binutils make git python3 ca-certificates $setup_packages"
+amd64_packages="swiftlang libc6-dev libgcc-14-dev libstdc++-14-dev binutils binutils-aarch64-linux-gnu make git python3 ca-certificates $setup_packages"
 # The arm64 sysroot: Swift's arm64 runtime and modules, and the C libraries.
 arm64_include=swiftlang,libswiftlang,libc6-dev,libcap-dev,libsystemd-dev,libgcc-14-dev,libstdc++-14-dev,linux-libc-dev
 
@@ -57,7 +57,7 @@ command -v debootstrap >/dev/null || die "debootstrap is missing (apt-get instal
 
 key() { printf '%s ' "$@" | sha256sum | cut -c1-12; }
 amd64_root=$cache/$suite-amd64-$(key "$suite" "$mirror" "$amd64_packages")
-arm64_root=$cache/$suite-arm64-$(key "$suite" "$mirror" "$arm64_include")
+arm64_root=$cache/$suite-arm64-$(key "$suite" "$mirror" "$arm64_include" "pruned: programs, docs, etc")
 
 # Roots are made in a temporary folder and renamed when complete: a root that
 # is there is whole.
@@ -88,7 +88,7 @@ make_arm64() {
     rm -rf "$tmp/debootstrap" "$tmp"/var/cache/apt/archives/*.deb
     # No arm64 programs: a program the tests start by path (/bin/sh, ip,
     # timeout) is then the root's own, native, not this sysroot's under
-    # emulation. Nor documentation, nor the arm64 compiler (760 MB).
+    # emulation. Nor documentation, nor the arm64 compiler (760 MB), nor /etc.
     prune_arm64 "$tmp"
     # Absolute symbolic links of the sysroot (libc.so's scripts, lib64 links)
     # must resolve inside it, for the cross linker, which does not chroot.
@@ -102,6 +102,10 @@ make_arm64() {
 
 prune_arm64() {
     rm -rf "$1"/usr/bin "$1"/usr/sbin "$1"/usr/libexec/swift/bin "$1"/usr/share/doc "$1"/usr/share/man "$1"/usr/share/locale
+    # No /etc either: qemu-user would read the sysroot's resolv.conf, hosts
+    # and nsswitch.conf instead of the machine's (or a namespace's, which
+    # `ip netns exec` mounts over /etc/resolv.conf).
+    rm -rf "$1"/etc
 }
 
 # in_root ROOT DIR CMD...: CMD in ROOT, in DIR, in a private mount namespace.
@@ -165,7 +169,7 @@ root)
     echo "amd64 root: $amd64_root"; echo "arm64 sysroot: $arm64_root" ;;
 run)
     shift; [[ $# -gt 0 ]] || die "run: no command"
-    make_amd64; make_arm64
+    make_amd64; make_arm64; write_sdk > /dev/null
     in_root "$amd64_root" /src "$@" ;;
 run-arm64)
     # pkg-config answers for the sysroot's arm64 libraries (libcap,

@@ -184,13 +184,22 @@ package struct RouteSocket {
         let tables = try throwTables(covering: lookup.destination)
         guard !tables.isEmpty else { return nil }
         let family = lookup.destination.family.rawFamily
-        let rules = try retryingInterruptedDump("RTM_GETRULE dump") { (buffer, size, rules: Collected<creach_rule>) in
-            var skipped: UInt64 = 0
-            return creach_rule_dump(&netlink, family, buffer, size, { rule, context in
-                Unmanaged<Collected<creach_rule>>.fromOpaque(context!).takeUnretainedValue().items.append(rule!.pointee)
-                return 0
-            }, Unmanaged.passUnretained(rules).toOpaque(), &skipped)
-        }.map(PolicyRule.init)
+        let rules: [PolicyRule]
+        do throws(ReachabilityError) {
+            rules = try retryingInterruptedDump("RTM_GETRULE dump") { (buffer, size, rules: Collected<creach_rule>) in
+                var skipped: UInt64 = 0
+                return creach_rule_dump(&netlink, family, buffer, size, { rule, context in
+                    Unmanaged<Collected<creach_rule>>.fromOpaque(context!).takeUnretainedValue().items.append(rule!.pointee)
+                    return 0
+                }, Unmanaged.passUnretained(rules).toOpaque(), &skipped)
+            }.map(PolicyRule.init)
+        } catch let .system(operation: _, errno: error) where error.rawValue == EOPNOTSUPP {
+            // A kernel without policy routing (CONFIG_IP_MULTIPLE_TABLES off)
+            // has no rules to dump: its lookups consult local, then main.
+            // (qemu-user, whose netlink translation has no rule messages,
+            // answers the same: what its programs see is such a kernel.)
+            return [UInt32(RT_TABLE_LOCAL.rawValue), UInt32(RT_TABLE_MAIN.rawValue)].first { tables.contains($0) }
+        }
         var indexes: [String: Int32] = [:]
         for name in rules.flatMap({ [$0.inputInterface, $0.outputInterface] }).compactMap({ $0 }) where indexes[name] == nil {
             indexes[name] = (try? interfaceIndex(named: name)) ?? -1

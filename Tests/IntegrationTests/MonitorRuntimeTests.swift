@@ -121,6 +121,8 @@ final class MonitorRuntimeTests: NamespaceTestCase {
             .joined(separator: ", "))
         let failovers = late.filter { $0.interface == "vc" }
         XCTAssertFalse(failovers.isEmpty)
+        // A budget of real machines: under qemu-user every instruction is translated.
+        try skipUnderEmulation("the 1 ms budget is a real machine's; emulated code runs many times slower")
         for failover in failovers {
             XCTAssertLessThan(failover.late, 1_000_000, "a failover reached the callback \(Double(failover.late) / 1e6) ms after it was found")
         }

@@ -29,12 +29,15 @@ package enum ThreadRole: String {
     #endif
 }
 
-/// The library's threads running now (their body not yet returned), but the
-/// modem reader's: `ModemManagerRadio.shared`'s lives with the process.
+/// The library's joinable threads running now (their body not yet
+/// returned): the monitors' and trackers' threads, which a `stop()` joins.
+/// Not the modem reader's: `ModemManagerRadio.shared`'s lives with the
+/// process. Not the detached resolvers and probes, which end on their own.
 private let running = Atomic<Int>(0)
 
-/// How many of the library's threads run now, the modem reader's aside (for
-/// tests: leaks, and the threads a stop must have ended).
+/// How many monitor and tracker threads run now (for tests: a thread that
+/// outlived its `stop()`). Counted, not found by name: a thread started from
+/// one of ours inherits its name.
 package func runningLibraryThreads() -> Int { running.load(ordering: .acquiring) }
 
 /// Starts a detached thread running `body`.
@@ -54,9 +57,9 @@ private func createThread(_ role: ThreadRole, detached: Bool,
     defer { pthread_attr_destroy(&attributes) }
     pthread_attr_setdetachstate(&attributes, Int32(detached ? PTHREAD_CREATE_DETACHED : PTHREAD_CREATE_JOINABLE))
     #if REACH_NO_MODEM_FACTS
-    let counted = true
+    let counted = !detached
     #else
-    let counted = role != .modems
+    let counted = !detached && role != .modems
     #endif
     if counted { running.add(1, ordering: .relaxed) }
     let context = Unmanaged.passRetained(ThreadBody {
