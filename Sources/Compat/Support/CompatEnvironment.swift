@@ -32,8 +32,20 @@ public enum CompatEnvironment {
         var beforeFollowing: (@Sendable () -> Void)?
     }
     /// How long the first use waits for the modems to be read (ModemManager
-    /// answers in a few milliseconds; an absent bus or service at once).
-    static let firstModemAnswer: Duration = .milliseconds(500)
+    /// answers in a few milliseconds; an absent bus or service at once):
+    /// 500 ms, or `REACH_FIRST_MODEM_ANSWER_MS` (a gateway whose ModemManager
+    /// is slow to answer at boot; a test that waits for the answer itself).
+    static let firstModemAnswer: Duration = firstModemAnswerFromEnvironment()
+
+    package static func firstModemAnswerFromEnvironment() -> Duration {
+        guard let text = getenv("REACH_FIRST_MODEM_ANSWER_MS").map({ String(cString: $0) }) else { return .milliseconds(500) }
+        guard let milliseconds = Int64(text), milliseconds >= 0, milliseconds <= 3_600_000 else {
+            let line = "reachability: ignoring REACH_FIRST_MODEM_ANSWER_MS=\(text) (expected 0 to 3600000 milliseconds)\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+            return .milliseconds(500)
+        }
+        return .milliseconds(milliseconds)
+    }
     private static let state = Mutex(State())
 
     /// The namespace every object created from now on reads: the one the
