@@ -35,18 +35,3 @@ package func skipOrFail(_ reason: String, requiredBy variables: String..., file:
     let hint = variables.first.map { "; set \($0)=1 to make this a failure" } ?? ""
     throw XCTSkip(reason + hint, file: file, line: line)
 }
-
-/// What qemu-user's netlink translation lacks: it converts route, link and
-/// address messages between the program and the kernel, and answers the
-/// others (fib rules, RTM_GETRULE) EOPNOTSUPP. A real arm64 kernel has them.
-package let qemuHasNoRuleMessages = "qemu-user's netlink translation has no fib rule messages (RTM_GETRULE: EOPNOTSUPP)"
-
-/// Skips the test when it runs under emulation (`REACH_EMULATED`, which
-/// `make test-arm64` sets to `qemu-user`), saying what the emulator cannot do.
-///
-/// - Parameter reason: What the emulator lacks that the test needs.
-/// - Throws: `XCTSkip` under emulation.
-package func skipUnderEmulation(_ reason: String, file: StaticString = #filePath, line: UInt = #line) throws {
-    guard let emulator = ProcessInfo.processInfo.environment["REACH_EMULATED"], !emulator.isEmpty else { return }
-    throw XCTSkip("under \(emulator): \(reason)", file: file, line: line)
-}

@@ -40,8 +40,7 @@ public enum CompatEnvironment {
     package static func firstModemAnswerFromEnvironment() -> Duration {
         guard let text = getenv("REACH_FIRST_MODEM_ANSWER_MS").map({ String(cString: $0) }) else { return .milliseconds(500) }
         guard let milliseconds = Int64(text), milliseconds >= 0, milliseconds <= 3_600_000 else {
-            let line = "reachability: ignoring REACH_FIRST_MODEM_ANSWER_MS=\(text) (expected 0 to 3600000 milliseconds)\n"
-            _ = line.withCString { write(2, $0, strlen($0)) }
+            warnAboutEnvironment("REACH_FIRST_MODEM_ANSWER_MS", text, expected: "0 to 3600000 milliseconds")
             return .milliseconds(500)
         }
         return .milliseconds(milliseconds)

@@ -52,8 +52,9 @@ extension ReachabilityPolicy {
     }
 }
 
-/// One line on standard error for an environment setting that is ignored.
-func warnAboutEnvironment(_ name: String, _ value: String, expected: String) {
+/// One line on standard error for an environment setting that is ignored
+/// (also the compat modules' settings).
+package func warnAboutEnvironment(_ name: String, _ value: String, expected: String) {
     let line = "reachability: ignoring \(name)=\(value) (expected \(expected))\n"
     _ = line.withCString { write(2, $0, strlen($0)) }
 }
