@@ -6,7 +6,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS ?=
 
-.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers check-architecture test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke setup-ccore-cross test-ccore-cross setup-debian-swift test-debian-swift build-arm64 test-arm64 test-arm64-ci footprint-debian docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb-architecture deb test-install setup-kernel test-kernel setup-fleet test-fleet fleet-demo fleet-sim clean
+.PHONY: all help bench-instructions setup build run test snappy-judge test-repeat compat-surface consumers check-layers check-architecture test-sanitize test-sandbox-unprivileged test-sample soak fuzz fuzz-smoke setup-ccore-cross test-ccore-cross setup-debian-swift test-debian-swift build-arm64 test-arm64 test-arm64-ci footprint-debian docs bench bench-latency bench-check bench-startup bench-exporter steady-state footprint firmware-order static static-exporter manuals setup-deb deb-architecture deb test-install setup-kernel test-kernel test-uplinks bench-uplinks setup-fleet test-fleet fleet-demo fleet-sim clean
 
 all: build
 
@@ -30,6 +30,8 @@ help:
 	  "make fleet-demo     two gateways, Prometheus, an alert that fires (root, ~80 s)" \
 	  "make fleet-sim      N (120) gateways push to one Prometheus for DURATION (300) s (root; long, not in CI)" \
 	  "make test-kernel    the real-kernel lane under qemu: PPP, Wi-Fi, VRF, bond, WireGuard, GRE (root)" \
+	  "make test-uplinks   the 14 dirty-uplink scenarios of reach track in namespaces here (root; netem rows run in test-kernel)" \
+	  "make bench-uplinks  the dirty-uplink scenarios in the kernel lane's VM: detection times, soak, bytes per day (root; long)" \
 	  "make setup-kernel   install what the kernel lane needs" \
 	  "make setup-fleet    install Prometheus, promtool, systemd-analyze, Chromium" \
 	  "make test-sanitize  the suite under ASan, UBSan and LSan" \
@@ -61,7 +63,8 @@ help:
 # capabilities with it), pkg-config (SwiftPM finds libcap through it),
 # iproute2 (the integration tests build their namespaces with `ip`), and the
 # real servers the probe and validation tests run in their namespaces: nginx
-# (HTTP 204, redirects, portal pages) and dnsmasq (DNS); curl, with which the
+# (HTTP 204, redirects, portal pages) and dnsmasq (DNS); nftables, the faults
+# of the dirty-uplink tests (a path-MTU black hole, ARP dropped); curl, with which the
 # exporter tests scrape reach-exporter. For ReachabilityModemManager: libsystemd
 # (sd-bus), and what its tests run: dbus-daemon (a private system bus per
 # test), python3-dbusmock (the ModemManager stand-in), modemmanager (the real
@@ -70,12 +73,13 @@ help:
 # dbus-system-bus-common (Debian's system.conf: the spoofing test's bus runs
 # with its policy), and python3-snappy (Google's libsnappy, the judge of the
 # exporter's snappy compressor: snappy-judge).
-SETUP_PACKAGES := libcap-dev pkg-config iproute2 nginx-light dnsmasq-base curl \
+SETUP_PACKAGES := libcap-dev pkg-config iproute2 nginx-light dnsmasq-base nftables curl \
 	libsystemd-dev dbus-daemon dbus-system-bus-common python3-dbusmock modemmanager modemmanager-dev libyaml-dev python3-snappy
 setup:
 	@if ! pkg-config --exists libcap 2>/dev/null || ! command -v ip >/dev/null || ! command -v curl >/dev/null || \
 			! PATH="$$PATH:/usr/sbin:/sbin" command -v nginx >/dev/null || \
 			! PATH="$$PATH:/usr/sbin:/sbin" command -v dnsmasq >/dev/null || \
+			! PATH="$$PATH:/usr/sbin:/sbin" command -v nft >/dev/null || \
 			! pkg-config --exists libsystemd 2>/dev/null || ! pkg-config --exists yaml-0.1 2>/dev/null || ! [ -x /usr/bin/dbus-daemon ] || \
 			! /usr/bin/python3 -c 'import dbusmock' 2>/dev/null || ! [ -x /usr/sbin/ModemManager ] || \
 			! [ -f /usr/share/dbus-1/interfaces/org.freedesktop.ModemManager1.Modem.xml ] || \
@@ -241,9 +245,14 @@ test-install: setup-deb
 # qemu runs PPP, PPPoE, Wi-Fi, VRF, bond, WireGuard and GRE scenarios that this
 # machine's kernel cannot. setup-kernel installs what it needs from Debian's
 # packages; test-kernel needs root. LANE_ONLY="wifi vrf" runs some of them.
+# Its `uplinks` scenario (Tests/Uplinks) needs nginx, dnsmasq, nft and tc;
+# bench-uplinks runs NetworkManager beside reach when network-manager is
+# installed (not part of setup-kernel).
 KERNEL_LANE_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod \
-	ppp pppoe hostapd wpasupplicant wireguard-tools iw jq python3 iproute2 file
-KERNEL_LANE_COMMANDS := qemu-system-x86_64 pppd pppoe-server hostapd wpa_supplicant wg iw jq cpio python3 file
+	ppp pppoe hostapd wpasupplicant wireguard-tools iw jq python3 iproute2 file \
+	nginx-light dnsmasq-base nftables
+KERNEL_LANE_COMMANDS := qemu-system-x86_64 pppd pppoe-server hostapd wpa_supplicant wg iw jq cpio python3 file \
+	nginx dnsmasq nft tc
 setup-kernel:
 	@missing=; for c in $(KERNEL_LANE_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	ls /boot/vmlinuz-*-amd64 >/dev/null 2>&1 || missing="$$missing linux-image-amd64"; \
@@ -256,6 +265,32 @@ setup-kernel:
 
 test-kernel: static
 	REACH_LANE_ONLY="$(LANE_ONLY)" Tests/KernelLane/run.sh .build-static/reach
+
+# The dirty-uplink scenarios (Tests/Uplinks/scenarios.sh): `reach track` on
+# one uplink of a two-uplink gateway made of namespaces, with dnsmasq, nginx
+# and nftables faults. test-uplinks runs them here (root; this kernel has no
+# sch_netem, so rows 5 and 6c skip and run in test-kernel, whose `uplinks`
+# scenario runs all of them); UPLINK_ONLY="3 7" runs some; REACH_REQUIRE_NETNS=1
+# fails instead of skipping when not root. bench-uplinks boots the kernel
+# lane's VM and runs Tests/Uplinks/bench.sh: every row BENCH_REPEAT times
+# (median, p99), a BENCH_SOAK_MINUTES soak of row 5's fault (standard and fast
+# profiles), probe bytes per day over BENCH_BYTES_SECONDS per profile; the
+# table goes to stdout and BENCH_UPLINKS_OUT. UPLINKS_REACH picks the binary.
+UPLINK_ONLY ?=
+UPLINKS_REACH ?= .build/debug/reach
+BENCH_REPEAT ?= 5
+BENCH_SOAK_MINUTES ?= 30
+BENCH_BYTES_SECONDS ?= 600
+BENCH_UPLINKS_OUT ?= Tests/Uplinks/bench-results.md
+test-uplinks:
+	$(if $(filter .build/debug/reach,$(UPLINKS_REACH)),nice -n 10 $(SWIFT) build --product reach)
+	UPLINK_ONLY="$(UPLINK_ONLY)" Tests/Uplinks/scenarios.sh $(UPLINKS_REACH)
+
+bench-uplinks: static
+	BENCH_REPEAT=$(BENCH_REPEAT) BENCH_SOAK_MINUTES=$(BENCH_SOAK_MINUTES) BENCH_BYTES_SECONDS=$(BENCH_BYTES_SECONDS) \
+	BENCH_ROWS="$(UPLINK_ONLY)" REACH_LANE_MODE=bench REACH_LANE_BENCH_OUT=$(BENCH_UPLINKS_OUT) \
+	REACH_LANE_TIMEOUT=$$(( $(BENCH_REPEAT) * 720 + $(BENCH_SOAK_MINUTES) * 60 + $(BENCH_BYTES_SECONDS) * 2 + 600 )) \
+	Tests/KernelLane/run.sh $${BENCH_UPLINKS_REACH:-.build-static/reach}
 
 # The fleet (Running a fleet; the exporter is its own package, Exporter/):
 # reach-exporter against a real Prometheus.

@@ -5,6 +5,7 @@
 #ifdef __linux__
 #include "CReachability.h"
 #include <linux/if.h>
+#include <linux/neighbour.h>
 
 const uint32_t creach_iff_up = IFF_UP;
 const uint32_t creach_iff_loopback = IFF_LOOPBACK;
@@ -19,6 +20,10 @@ const uint32_t creach_monitor_groups =
     CREACH_GROUP(RTNLGRP_IPV4_ROUTE) | CREACH_GROUP(RTNLGRP_IPV6_ROUTE) |
     CREACH_GROUP(RTNLGRP_IPV4_RULE) | CREACH_GROUP(RTNLGRP_IPV6_RULE) |
     CREACH_GROUP(RTNLGRP_NEXTHOP);   /* nexthop objects (ip nexthop, FRR): routes move with them */
+
+const uint32_t creach_tracker_groups = CREACH_GROUP(RTNLGRP_LINK) | CREACH_GROUP(RTNLGRP_NEIGH);
+const uint16_t creach_nud_failed = NUD_FAILED;
+const uint16_t creach_nud_reachable = NUD_REACHABLE;
 
 _Static_assert(RTNLGRP_IPV6_RULE <= 32 && RTNLGRP_NEXTHOP <= 32, "group outside the nl_groups bit mask");
 _Static_assert(IFF_LOWER_UP == (1 << 16), "IFF_LOWER_UP moved");

@@ -16,6 +16,7 @@
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/fib_rules.h>
+#include <linux/neighbour.h>
 
 /* ------------------------------------------------------------------------ */
 /* Messages                                                                  */
@@ -552,6 +553,37 @@ bad:
     memset(out, 0, sizeof(*out));
     errno = EBADMSG;
     return -1;
+}
+
+int creach_parse_neigh(const void *msg, size_t len, creach_neigh *out)
+{
+    const uint8_t *body, *attrs;
+    size_t attrs_len;
+    struct ndmsg nd;
+    struct nlmsghdr h;
+    creach_attr tb[NDA_MAX + 1];
+
+    memset(out, 0, sizeof(*out));
+    if (creach_msg_body(msg, len, RTM_NEWNEIGH, RTM_DELNEIGH, sizeof(nd), &body, &attrs, &attrs_len) < 0)
+        return -1;
+    memcpy(&nd, body, sizeof(nd));
+    if (nd.ndm_family != AF_INET && nd.ndm_family != AF_INET6) {
+        errno = EPROTO;
+        return -1;
+    }
+    if (creach_attr_parse(attrs, attrs_len, tb, NDA_MAX) < 0 ||
+        creach_attr_addr(&tb[NDA_DST], nd.ndm_family, out->address) < 0) {
+        memset(out, 0, sizeof(*out));
+        errno = EBADMSG;
+        return -1;
+    }
+    out->index = nd.ndm_ifindex;
+    out->family = nd.ndm_family;
+    out->state = nd.ndm_state;
+    out->has_address = tb[NDA_DST].present ? 1 : 0;
+    memcpy(&h, msg, sizeof(h));     /* creach_msg_body checked its length */
+    out->deleted = h.nlmsg_type == RTM_DELNEIGH;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */

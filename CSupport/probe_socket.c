@@ -95,6 +95,20 @@ static int creach_ping_recverr(int fd, uint8_t family)
     return setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof(on));
 }
 
+/* DF on every packet, whatever path MTU the kernel has cached (ping -M probe):
+ * a path-MTU probe must reach the wire at its size, not be cut down locally. */
+static int creach_set_dont_fragment(int fd, uint8_t family)
+{
+    int value;
+
+    if (family == AF_INET) {
+        value = IP_PMTUDISC_PROBE;
+        return setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &value, sizeof(value));
+    }
+    value = IPV6_PMTUDISC_PROBE;
+    return setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &value, sizeof(value));
+}
+
 int creach_probe_socket(int netns_fd, const creach_probe_target *t, int kind)
 {
     creach_socket_spec spec;
@@ -135,6 +149,8 @@ int creach_probe_socket(int netns_fd, const creach_probe_target *t, int kind)
         setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, t->ifname, (socklen_t)strlen(t->ifname)) < 0)
         goto fail;
     if (t->has_mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &t->mark, sizeof(t->mark)) < 0)
+        goto fail;
+    if (t->dont_fragment && creach_set_dont_fragment(fd, t->family) < 0)
         goto fail;
     if (t->has_src) {
         creach_sockaddr src;
@@ -238,6 +254,8 @@ static int32_t creach_icmp_error_errno(uint8_t family, const creach_icmp_info *i
         return ENETUNREACH;             /* net unreachable */
     if (family == AF_INET6 && info->type == 1 && info->code == 0)
         return ENETUNREACH;             /* no route to destination */
+    if ((family == AF_INET && info->type == 3 && info->code == 4) || (family == AF_INET6 && info->type == 2))
+        return EMSGSIZE;                /* fragmentation needed / packet too big: path MTU discovery works */
     return EHOSTUNREACH;
 }
 
@@ -350,7 +368,7 @@ static int creach_ping_error_outcome(creach_probe_result *out, const struct sock
     return 0;
 }
 
-#define CREACH_ICMP_MAX_PAYLOAD 1024
+#define CREACH_ICMP_MAX_PAYLOAD 1472   /* a 1500-byte IPv4 packet */
 
 int creach_probe_icmp(int fd, int kind, const creach_probe_target *t, uint16_t id, uint16_t seq,
                       size_t payload_len, int64_t timeout_ns, int wake_fd, void *buf, size_t buflen,

@@ -5,7 +5,7 @@
  * creach_msg_next (framing, NLMSG_DONE and NLMSG_ERROR are messages like any
  * other), creach_msg_type/seq/flags, creach_parse_error,
  * creach_error_is_request_fault, creach_parse_route, creach_parse_link,
- * creach_parse_addr, creach_parse_rule, creach_events_classify. Every parser is called on every
+ * creach_parse_addr, creach_parse_rule, creach_parse_neigh, creach_events_classify. Every parser is called on every
  * message whatever its type (a parser must refuse a foreign type with
  * EPROTO), and the reply handlers that consume the iterator's messages in
  * the library (link.c: creach_link_reply, creach_dump_msg with its
@@ -26,6 +26,7 @@
 #include "../CSupport/route.c"
 
 #include <errno.h>
+#include <linux/neighbour.h>
 #include <linux/fib_rules.h>
 
 /* FNV-1a over everything the parsers returned: the aligned and the
@@ -70,6 +71,7 @@ static int parse_link_any(const void *m, size_t l, void *o) { return creach_pars
 static int parse_addr_any(const void *m, size_t l, void *o) { return creach_parse_addr(m, l, o); }
 static int parse_rule_any(const void *m, size_t l, void *o) { return creach_parse_rule(m, l, o); }
 static int parse_error_any(const void *m, size_t l, void *o) { return creach_parse_error(m, l, o); }
+static int parse_neigh_any(const void *m, size_t l, void *o) { return creach_parse_neigh(m, l, o); }
 
 /*
  * Runs @fn on the message with its own length, with the rest of the datagram
@@ -692,6 +694,29 @@ static void check_message(const uint8_t *msg, size_t mlen, size_t rest, dump_sta
     mix_int(h, ra);
     mix(h, &addr, sizeof(addr));
 
+    /* Neighbours (an uplink tracker's next hop) */
+    {
+        creach_neigh nb;
+        int rn = parse3(parse_neigh_any, msg, mlen, rest, &nb, sizeof(nb));
+
+        if (type != RTM_NEWNEIGH && type != RTM_DELNEIGH)
+            CHECK(rn == -1 && errno == EPROTO);
+        if (rn < 0) {
+            CHECK(errno == EPROTO || errno == EBADMSG);
+            CHECK(fuzz_all_zero(&nb, sizeof(nb)));
+        } else {
+            CHECK(mlen >= NLMSG_HDRLEN + sizeof(struct ndmsg));
+            CHECK(is_addr_family(nb.family) && nb.has_address <= 1);
+            CHECK(nb.deleted == (type == RTM_DELNEIGH));
+            if (nb.has_address)
+                check_addr_from(msg, mlen, nb.address, nb.family);
+            else
+                CHECK(fuzz_all_zero(nb.address, sizeof(nb.address)));
+        }
+        mix_int(h, rn);
+        mix(h, &nb, sizeof(nb));
+    }
+
     /* The library's reply handlers, fed this message. */
     rh = creach_link_reply(&link2, msg, mlen);
     CHECK(rh == -1 || rh == CREACH_NL_DONE);
@@ -873,12 +898,14 @@ static uint64_t check_datagram(const uint8_t *buf, size_t len)
         creach_link link;
         creach_addr addr;
         creach_rule rule;
+        creach_neigh neigh;
         int32_t err;
 
         CHECK(creach_parse_route(buf, len, &route) <= 0);
         CHECK(creach_parse_rule(buf, len, &rule) <= 0);
         CHECK(creach_parse_link(buf, len, &link) <= 0);
         CHECK(creach_parse_addr(buf, len, &addr) <= 0);
+        CHECK(creach_parse_neigh(buf, len, &neigh) <= 0);
         CHECK(creach_parse_error(buf, len, &err) <= 0);
         (void)creach_error_is_request_fault(buf, len);
     }

@@ -69,6 +69,8 @@ NLMSG_ERROR = 2
 NLMSG_DONE = 3
 RTM_NEWLINK, RTM_DELLINK, RTM_GETLINK = 16, 17, 18
 RTM_NEWADDR, RTM_DELADDR, RTM_GETADDR = 20, 21, 22
+RTM_NEWNEIGH, RTM_DELNEIGH = 28, 29
+NDA_DST, NDA_LLADDR = 1, 2
 RTM_NEWROUTE, RTM_DELROUTE, RTM_GETROUTE = 24, 25, 26
 RTM_NEWRULE, RTM_DELRULE, RTM_GETRULE = 32, 33, 34
 RTN_THROW = 9
@@ -320,6 +322,12 @@ def netlink_synth_seeds():
         # Three stray bytes after a message: broken framing.
         "synth_trailing_bytes": nlmsg(RTM_NEWROUTE, 0, route_hdr + attr(RTA_OIF, struct.pack("=i", 3))) + b"\x01\x02\x03",
     }
+    # Neighbour entries (an uplink tracker's next hop): NUD_FAILED with its
+    # address, and an IPv6 entry whose NDA_DST has an IPv4 address's size.
+    nd_v4 = struct.pack("=BBHiHBB", socket.AF_INET, 0, 0, 3, 0x20, 0, 1)
+    nd_v6 = struct.pack("=BBHiHBB", socket.AF_INET6, 0, 0, 3, 0x02, 0, 1)
+    seeds["synth_neigh_failed_v4"] = nlmsg(RTM_NEWNEIGH, 0, nd_v4 + attr(NDA_DST, v4) + attr(NDA_LLADDR, pad4(b"\x02\0\0\0\0\x01")))
+    seeds["synth_neigh_v6_short_dst"] = nlmsg(RTM_NEWNEIGH, 0, nd_v6 + attr(NDA_DST, v4))
     # Ten RTM_DELLINK in one datagram: more than CREACH_EVENTS_MAX_DELETED (8).
     seeds["synth_dellink_x10"] = b"".join(
         nlmsg(RTM_DELLINK, 0, struct.pack("=BBHiII", 0, 0, 1, 10 + i, 0x1002, 0) +

@@ -217,6 +217,32 @@ int creach_parse_link(const void *msg, size_t len, creach_link *out);
  */
 int creach_parse_addr(const void *msg, size_t len, creach_addr *out);
 
+/** creach_neigh - a neighbour entry (RTM_NEWNEIGH / RTM_DELNEIGH, AF_INET / AF_INET6). */
+typedef struct {
+    int32_t index;          /* the interface */
+    uint8_t family;
+    uint8_t has_address;    /* NDA_DST was present */
+    uint16_t state;         /* NUD_* bits (NUD_FAILED 0x20, NUD_REACHABLE 0x02 ...) */
+    uint8_t deleted;        /* RTM_DELNEIGH */
+    uint8_t reserved[3];
+    uint8_t address[16];    /* NDA_DST, the neighbour's address */
+} creach_neigh;
+
+/**
+ * creach_parse_neigh - RTM_NEWNEIGH / RTM_DELNEIGH message to creach_neigh.
+ * Returns 0, or -1 with errno EPROTO (another message type or family, such
+ * as AF_BRIDGE's forwarding entries) or EBADMSG (truncated header,
+ * attribute out of bounds, NDA_DST of the wrong size).
+ */
+int creach_parse_neigh(const void *msg, size_t len, creach_neigh *out);
+
+/** NUD_FAILED and NUD_REACHABLE, the neighbour states an uplink tracker reads. */
+extern const uint16_t creach_nud_failed;
+extern const uint16_t creach_nud_reachable;
+
+/** The groups an uplink tracker joins: link (carrier) and neighbours (next hop failed). */
+extern const uint32_t creach_tracker_groups;
+
 /**
  * creach_uevent_value - the value of KEY= in uevent text ("KEY=VALUE\n"...).
  * @text, @len: the file's bytes (need not be NUL-terminated)
@@ -604,7 +630,8 @@ typedef struct {
     uint8_t family;         /* AF_INET or AF_INET6 */
     uint8_t has_src;        /* bind to src before sending */
     uint8_t has_mark;       /* SO_MARK (needs CAP_NET_ADMIN) */
-    uint8_t reserved;
+    uint8_t dont_fragment;  /* ICMP: set DF and ignore the cached path MTU (IP_PMTUDISC_PROBE),
+                               as ping -M probe: a path-MTU probe */
     uint16_t port;          /* destination port, host byte order (TCP, HTTP, DNS) */
     uint16_t reserved2;
     uint32_t mark;

@@ -206,6 +206,7 @@ extension ProbeResult {
             ("method", .string(method.description)),
             ("address", .string(address.description)),
             ("verdict", .string(verdict.rawValue)),
+            ("uplink_verdict", .optional(uplinkVerdict?.rawValue)),
             ("outcome", .string(outcome.description)),
             ("rtt_ns", roundTrip.map { .int(Int64(clamping: $0.nanosecondsValue)) } ?? .null),
             ("httpStatus", httpStatus.map { .int(Int64($0)) } ?? .null),

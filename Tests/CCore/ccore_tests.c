@@ -43,6 +43,7 @@
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/fib_rules.h>
+#include <linux/neighbour.h>
 
 #ifndef CCORE_ARCH
 #if defined(__x86_64__)
@@ -269,6 +270,7 @@ static int p_link(const void *m, size_t l, void *o) { return creach_parse_link(m
 static int p_addr(const void *m, size_t l, void *o) { return creach_parse_addr(m, l, o); }
 static int p_rule(const void *m, size_t l, void *o) { return creach_parse_rule(m, l, o); }
 static int p_error(const void *m, size_t l, void *o) { return creach_parse_error(m, l, o); }
+static int p_neigh(const void *m, size_t l, void *o) { return creach_parse_neigh(m, l, o); }
 
 /* Returns the parser's result with errno as it left it and *@out filled
  * from the aligned run; checks that the other runs agree byte for byte. */
@@ -783,6 +785,51 @@ static void test_addr(void)
     ifa.ifa_family = AF_BRIDGE;
     nl_start(&m, RTM_NEWADDR, 0, 0, &ifa, sizeof(ifa));
     PARSE_FAIL(p_addr, &m, m.h.nlmsg_len, ad, EPROTO);
+    group_end();
+}
+
+/* ------------------------------------------------------------------------ */
+/* netlink: neighbours (an uplink tracker's next hop)                        */
+
+static void test_neigh(void)
+{
+    msgbuf m;
+    creach_neigh nb;
+    struct ndmsg nd = { .ndm_family = AF_INET, .ndm_ifindex = 70000, .ndm_state = NUD_FAILED };
+    static const uint8_t lladdr[6] = { 2, 0, 0, 0, 0, 1 };
+
+    group("netlink neighbour");
+    nl_start(&m, RTM_NEWNEIGH, 0, 0, &nd, sizeof(nd));
+    nl_attr(&m.h, NDA_DST, v4_gw, 4);
+    nl_attr(&m.h, NDA_LLADDR, lladdr, 6);
+    PARSE_OK(p_neigh, &m, m.h.nlmsg_len, nb);
+    EXPECT_EQ(nb.index, 70000);
+    EXPECT(nb.family == AF_INET && nb.has_address == 1 && nb.deleted == 0);
+    EXPECT_EQ(nb.state, NUD_FAILED);
+    EXPECT_EQ(creach_nud_failed, NUD_FAILED);
+    EXPECT_MEM(nb.address, v4_gw, 4);
+
+    nd.ndm_family = AF_INET6;
+    nd.ndm_state = NUD_REACHABLE;
+    nl_start(&m, RTM_DELNEIGH, 0, 0, &nd, sizeof(nd));
+    nl_attr(&m.h, NDA_DST, v6_gw, 16);
+    PARSE_OK(p_neigh, &m, m.h.nlmsg_len, nb);
+    EXPECT(nb.family == AF_INET6 && nb.deleted == 1 && nb.state == NUD_REACHABLE);
+    EXPECT_MEM(nb.address, v6_gw, 16);
+
+    /* No NDA_DST; a 4-byte NDA_DST in an IPv6 message; a short header; a bridge's entry; another type. */
+    nl_start(&m, RTM_NEWNEIGH, 0, 0, &nd, sizeof(nd));
+    PARSE_OK(p_neigh, &m, m.h.nlmsg_len, nb);
+    EXPECT_EQ(nb.has_address, 0);
+    nl_attr(&m.h, NDA_DST, v4_gw, 4);
+    PARSE_FAIL(p_neigh, &m, m.h.nlmsg_len, nb, EBADMSG);
+    nl_start(&m, RTM_NEWNEIGH, 0, 0, &nd, 4);
+    PARSE_FAIL(p_neigh, &m, m.h.nlmsg_len, nb, EBADMSG);
+    nd.ndm_family = AF_BRIDGE;
+    nl_start(&m, RTM_NEWNEIGH, 0, 0, &nd, sizeof(nd));
+    PARSE_FAIL(p_neigh, &m, m.h.nlmsg_len, nb, EPROTO);
+    nl_start(&m, RTM_NEWLINK, 0, 0, &nd, sizeof(nd));
+    PARSE_FAIL(p_neigh, &m, m.h.nlmsg_len, nb, EPROTO);
     group_end();
 }
 
@@ -1412,6 +1459,7 @@ int main(void)
     test_bounds();
     test_link();
     test_addr();
+    test_neigh();
     test_rule();
     test_error();
     test_events();

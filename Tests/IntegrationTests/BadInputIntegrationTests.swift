@@ -276,6 +276,15 @@ final class BadInputCLITests: NamespaceTestCase {
                            says: "--validate-interval needs --validate (the probe to repeat)")
         try expectBadInput(["track", "--interface", "lo", "--host", "127.0.0.1", "--host", "127.0.0.1"],
                            says: "--host 127.0.0.1 is given twice")
+        // The dirty-uplink options: a profile of no name, check options without a check, values out of range.
+        let track = ["track", "--interface", "lo", "--host", "127.0.0.1"]
+        try expectBadInput(track + ["--profile", "turbo"], says: "--profile must be standard, fast or mwan3")
+        try expectBadInput(track + ["--check-port", "443"], says: "--check-url, --check-port, --pmtu-size, --dns-server and --check-interval need --check-host, --check-other-family or --dns-name")
+        try expectBadInput(track + ["--failure-loss", "140"], says: "failure loss: must be 0...100 (percent)")
+        try expectBadInput(track + ["--failure-loss", "5"], says: "recovery thresholds: must be at or under the failure thresholds (the hysteresis)")
+        try expectBadInput(track + ["--check-host", "127.0.0.1", "--pmtu-size", "1501"], says: "path-MTU probe size: must be 29...1500 bytes")
+        try expectBadInput(track + ["--check-host", "127.0.0.1", "--check-other-family", "127.0.0.2"], says: "other-family host: 127.0.0.2 is of the same family as 127.0.0.1")
+        try expectBadInput(track + ["--flap-limit", "101"], says: "flap limit: must be 0...100")
         // What stays accepted: the policy options where they act, --server with dns.
         for subcommand in ["check", "wait", "watch", "status"] {
             let help = try reach([subcommand, "--help"])

@@ -625,7 +625,8 @@ final class DnsmasqServer: @unchecked Sendable {
             .appendingPathComponent("reach-dnsmasq-\(getpid())-\(UInt32.random(in: 0 ... UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         let prober = try Prober(namespace: .named(client.name))
-        let name = records.keys.sorted().first ?? "ready.test"
+        // "#" is dnsmasq's every name (`--address=/#/...`) outside .test (`--local=/test/`).
+        let name = records.keys.sorted().first { $0 != "#" } ?? (records["#"] != nil ? "ready.example" : "ready.test")
         do {
             daemon = try Dnsmasq.start(in: namespace.name, address: address, records: records, directory: directory) {
                 (try? prober.probe(IPAddress(address)!, method: .dns(name: name, type: .a),

@@ -227,7 +227,9 @@ final class TrackerLifetimeTests: NamespaceTestCase {
         XCTAssertEqual(states.withLock { $0 }, [.online], "the initial state")
         let release = DispatchSemaphore(value: 0)
         queue.async { release.wait() }
-        uplink.responder.run("link set peer0 down")
+        // Replies lost, the carrier kept: offline from a round (a carrier lost
+        // would take it offline from the kernel's message, which is no round).
+        uplink.responder.run("route add blackhole 10.9.0.1/32")
         XCTAssertEqual(offline.wait(timeout: .now() + 10), .success, "the uplink did not go offline")
         observation.cancel()
         release.signal()

@@ -186,7 +186,9 @@ final class ValidationTests: NamespaceTestCase {
         XCTAssertEqual(probe["httpStatus"] as? Int, 302)
         XCTAssertEqual(probe["location"] as? String, "http://portal.invalid/login")
         XCTAssertEqual(probe["verdict"] as? String, "captivePortal")
+        XCTAssertEqual(probe["uplink_verdict"] as? String, "captive", "the tracker's word for it")
         XCTAssertEqual((objects[2]["probe"] as? [String: Any])?["httpStatus"] as? Int, 204)
+        XCTAssertEqual((objects[2]["probe"] as? [String: Any])?["uplink_verdict"] as? String, "healthy")
         XCTAssertTrue(objects[3]["probe"] is NSNull)
     }
 }

@@ -10,14 +10,20 @@
 #   Tests/KernelLane/run.sh REACH_BINARY
 #
 # Environment: REACH_LANE_BOOT_TIMEOUT (s, default 90), REACH_LANE_TIMEOUT
-# (s, whole VM, default 540), REACH_LANE_ONLY (scenario names, spaces),
-# REACH_LANE_KEEP=1 keeps the scratch directory.
+# (s, whole VM, default 1200: 540 for the first seven scenarios, 660 for
+# uplinks), REACH_LANE_ONLY (scenario names, spaces), REACH_LANE_KEEP=1 keeps
+# the scratch directory.
+#
+# REACH_LANE_MODE=bench runs Tests/Uplinks/bench.sh in the VM instead (make
+# bench-uplinks); the BENCH_* and UPLINK_* variables are handed in, and its
+# markdown table is copied to REACH_LANE_BENCH_OUT.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 reach=$(realpath "${1:?usage: run.sh REACH_BINARY}")
 boot_timeout=${REACH_LANE_BOOT_TIMEOUT:-90}
-total_timeout=${REACH_LANE_TIMEOUT:-540}
+total_timeout=${REACH_LANE_TIMEOUT:-1200}
+mode=${REACH_LANE_MODE:-test}
 
 fail() { echo "test-kernel: $*" >&2; echo "test-kernel: 0 passed, 1 failed"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "needs root (qemu's 9p export of / and the namespaces inside); run make setup-kernel, then sudo make test-kernel"
@@ -48,6 +54,8 @@ done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r ko; do
 done
 (cd "$work/initramfs" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 echo "${REACH_LANE_ONLY:-}" >"$work/scratch/only"
+# The VM's environment is empty (init: env -i); the bench's settings go in a file.
+env | grep -E '^(BENCH|UPLINK)_[A-Z_]*=' | sed "s/=\(.*\)/='\1'/; s/^/export /" >"$work/scratch/env" || true
 
 start=$SECONDS
 echo "test-kernel: booting Debian's kernel $kver under qemu (TCG, no network device)"
@@ -55,7 +63,7 @@ echo "test-kernel: booting Debian's kernel $kver under qemu (TCG, no network dev
 timeout -k 5 "$total_timeout" qemu-system-x86_64 \
     -accel tcg -cpu max -smp 2 -m 1536 -nographic -no-reboot -nic none \
     -kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
-    -append "console=ttyS0 quiet panic=-1 reach.repo=$repo reach.bin=$reach" \
+    -append "console=ttyS0 quiet panic=-1 reach.repo=$repo reach.bin=$reach reach.mode=$mode" \
     -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
     -virtfs local,path="$work/scratch",mount_tag=scratch,security_model=none \
     </dev/null >"$work/console.log" 2>&1 &
@@ -82,6 +90,10 @@ elapsed=$((SECONDS - start))
 [ "$rc" != 124 ] && [ "$rc" != 137 ] || fail "the VM did not finish within ${total_timeout} s"
 [ -s "$work/scratch/summary" ] || fail "the scenarios wrote no summary (qemu exit $rc)"
 summary=$(cat "$work/scratch/summary")
+if [ "$mode" = bench ] && [ -s "$work/scratch/bench-results.md" ]; then
+    cp "$work/scratch/bench-results.md" "${REACH_LANE_BENCH_OUT:-$repo/Tests/Uplinks/bench-results.md}"
+    echo "test-kernel: bench table written to ${REACH_LANE_BENCH_OUT:-$repo/Tests/Uplinks/bench-results.md}"
+fi
 echo "test-kernel: VM boot $(sed -n 's/.*booted in \([0-9.]*\) s.*/\1/p' "$work/console.log") s (guest clock), total ${elapsed} s"
 echo "test-kernel: $summary"
 case "$summary" in

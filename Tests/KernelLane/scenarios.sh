@@ -10,11 +10,15 @@
 # device. Results: OUT/results.log (every reach line), OUT/summary.
 set -uo pipefail
 LANE=$(cd "$(dirname "$0")" && pwd)
-SCENARIOS="ppp_serial pppoe wifi vrf bond wireguard gre"
+SCENARIOS="ppp_serial pppoe wifi vrf bond wireguard gre uplinks"
 SCENARIO_TIMEOUT=150
+# uplinks: the 14 dirty-uplink scenarios (Tests/Uplinks/scenarios.sh, with netem).
+UPLINKS_TIMEOUT=660
 
 if [ "${1:-}" != --one ]; then
     REACH=$1 OUT=$2
+    # UPLINK_* settings handed in by run.sh (the VM's environment is empty).
+    [ -f "$OUT/env" ] && . "$OUT/env"
     only=$(cat "$OUT/only" 2>/dev/null || true)
     passed=0 failed=0 names=()
     echo "reach-lane: $(uname -r), reach $REACH"
@@ -23,7 +27,8 @@ if [ "${1:-}" != --one ]; then
         start=$(cut -d' ' -f1 /proc/uptime)
         # To a file, not a pipe: a daemon a scenario starts (pppoe-server forks)
         # must not hold the runner's output open after the scenario ends.
-        timeout -k 5 "$SCENARIO_TIMEOUT" bash "$0" --one "$name" "$REACH" "$OUT" >"$OUT/$name.log" 2>&1
+        limit=$SCENARIO_TIMEOUT; [ "$name" = uplinks ] && limit=$UPLINKS_TIMEOUT
+        timeout -k 5 "$limit" bash "$0" --one "$name" "$REACH" "$OUT" >"$OUT/$name.log" 2>&1
         rc=$?
         cat "$OUT/$name.log" | tee -a "$OUT/results.log"
         # Whatever the scenario left: its processes, its namespaces (a Wi-Fi
@@ -38,7 +43,7 @@ if [ "${1:-}" != --one ]; then
             passed=$((passed + 1)); echo "ok   $name (${took} s)" | tee -a "$OUT/results.log"
         else
             failed=$((failed + 1)); names+=("$name")
-            [ "$rc" = 124 ] && echo "     $name: timed out after $SCENARIO_TIMEOUT s" | tee -a "$OUT/results.log"
+            [ "$rc" = 124 ] && echo "     $name: timed out after $limit s" | tee -a "$OUT/results.log"
             echo "FAIL $name (exit $rc, ${took} s)" | tee -a "$OUT/results.log"
         fi
     done
@@ -331,6 +336,23 @@ gre)
     say "\$ reach probe --netns kl-grea --method icmp 10.70.0.2"
     "$REACH" probe --netns kl-grea --method icmp 10.70.0.2 | sed 's/^/    /'
     say "ok: the peer answers through the tunnel"
+    ;;
+
+uplinks)
+    # Tests/Uplinks/scenarios.sh: a two-uplink gateway (ul-* namespaces) with
+    # dnsmasq, nginx, nftables and netem (this kernel has sch_netem); every
+    # row must pass, none may skip. Row 1 watches 10 s here, row 5 15 s, and
+    # the checks run every 2 s (their verdicts, not the fast profile's 10 s:
+    # make bench-uplinks measures those).
+    modprobe sch_netem
+    set +e
+    UPLINK_CLEAN_SECONDS=${UPLINK_CLEAN_SECONDS:-10} UPLINK_DEGRADED_SECONDS=${UPLINK_DEGRADED_SECONDS:-15} \
+        UPLINK_CHECK_INTERVAL=${UPLINK_CHECK_INTERVAL:-2} \
+        UPLINK_LOGDIR="$OUT/uplinks" bash "$LANE/../Uplinks/scenarios.sh" "$REACH" | tee "$T/uplinks.out"
+    rc=${PIPESTATUS[0]}
+    set -e
+    grep -q ' SKIP' "$T/uplinks.out" && { say "FAILED: a row skipped in the lane"; exit 1; }
+    exit "$rc"
     ;;
 
 *) echo "unknown scenario $NAME"; exit 2 ;;

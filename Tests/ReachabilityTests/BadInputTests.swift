@@ -638,8 +638,8 @@ final class BadInputTests: XCTestCase {
                 try prober.probe(IPAddress("127.0.0.1")!, method: .tcp(port: 9), options: ProbeOptions(timeout: timeout))
             }
         }
-        expect(.invalidConfiguration("probe payload size", reason: "must be 0...1024 bytes")) {
-            try prober.probe(IPAddress("127.0.0.1")!, method: .icmp, options: ProbeOptions(payloadSize: 1025))
+        expect(.invalidConfiguration("probe payload size", reason: "must be 0...1472 bytes")) {
+            try prober.probe(IPAddress("127.0.0.1")!, method: .icmp, options: ProbeOptions(payloadSize: 1473))
         }
     }
 

@@ -71,7 +71,12 @@ final class TrackerScoreTests: XCTestCase {
     func testIntervalsFollowTheState() {
         var configuration = UplinkTracker.Configuration(interface: "wan0", hosts: [IPAddress("10.0.0.1")!],
                                                         interval: .seconds(10))
-        for state in UplinkState.allCases { XCTAssertEqual(configuration.interval(in: state), .seconds(10)) }
+        XCTAssertEqual(UplinkState.allCases.map { configuration.interval(in: $0) },
+                       [.seconds(10), .seconds(5), .seconds(10), .seconds(5)],
+                       "failure and recovery intervals: the interval, at most 5 s")
+        configuration.interval = .seconds(2)
+        for state in UplinkState.allCases { XCTAssertEqual(configuration.interval(in: state), .seconds(2)) }
+        configuration.interval = .seconds(10)
         XCTAssertEqual(configuration.effectiveTimeout, .seconds(4), "mwan3's timeout default, bounded by the interval")
         configuration.failureInterval = .seconds(2)
         configuration.recoveryInterval = .seconds(3)
@@ -99,6 +104,18 @@ final class TrackerScoreTests: XCTestCase {
             (.init(interface: "wan0", hosts: [host], initialState: .connecting), "initial state"),
             (.init(interface: "wan0", hosts: [host], timeout: .zero), "probe timeout"),
             (.init(interface: "wan0", hosts: [host], source: IPAddress("fd00::1")!), "source"),
+            (.init(interface: "wan0", hosts: [host], quality: UplinkQuality(failureLoss: 101)), "failure loss"),
+            (.init(interface: "wan0", hosts: [host], quality: UplinkQuality(failureLoss: 5, recoveryLoss: 10)),
+             "recovery thresholds"),
+            (.init(interface: "wan0", hosts: [host], quality: UplinkQuality(window: 0)), "quality window"),
+            (.init(interface: "wan0", hosts: [host], checks: UplinkChecks(ports: [0])), "check ports"),
+            (.init(interface: "wan0", hosts: [host], checks: UplinkChecks(host: host, pathMTUSize: 1501)),
+             "path-MTU probe size"),
+            (.init(interface: "wan0", hosts: [host], checks: UplinkChecks(host: host, otherFamilyHost: host)),
+             "other-family host"),
+            (.init(interface: "wan0", hosts: [host], checks: UplinkChecks(dnsName: "no spaces")), "DNS check name"),
+            (.init(interface: "wan0", hosts: [host], flapLimit: -1), "flap limit"),
+            (.init(interface: "wan0", hosts: [host], flapWindow: .zero), "flap window"),
         ]
         for (configuration, name) in bad {
             XCTAssertThrowsError(try configuration.validate()) { error in

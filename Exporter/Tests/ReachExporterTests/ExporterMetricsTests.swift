@@ -17,8 +17,7 @@ final class ExporterMetricsTests: XCTestCase {
     }
 
     func event(_ state: UplinkState) -> TrackerEvent {
-        TrackerEvent(interface: "wan0", state: state, previous: state == .online ? .offline : .online,
-                     score: state == .online ? 5 : 0, round: 1, results: [], error: nil, time: MonotonicInstant(nanoseconds: 0))
+        trackerEvent(state, previous: state == .online ? .offline : .online, verdict: state == .online ? .healthy : .down)
     }
 
     /// A modem at /org/freedesktop/ModemManager1/Modem/`index` with these
@@ -78,13 +77,14 @@ final class ExporterMetricsTests: XCTestCase {
         var torn: [String] = []
         for _ in 0 ..< scrapes {
             let text = scrape(metrics)
-            // The series at 1, split once (seven families of a debug build's text).
+            // The series at 1, split once (eight families of a debug build's text).
             let atOne = text.split(separator: "\n").filter { $0.hasSuffix(" 1.0") }
             let counts = ["reach_target_status", "reach_target_accessibility", "reach_uplink_state", "reach_modemmanager_availability",
-                          "reach_modem_access_technology", "reach_modem_generation", "reach_modem_registration"].map { family in
+                          "reach_modem_access_technology", "reach_modem_generation", "reach_modem_registration",
+                          "reach_uplink_verdict"].map { family in
                 atOne.count { $0.hasPrefix(family + "{") }
             }
-            if counts != [1, 1, 1, 1, 1, 1, 1] { torn.append("\(counts)") }
+            if counts != [1, 1, 1, 1, 1, 1, 1, 1] { torn.append("\(counts)") }
         }
         done.store(true, ordering: .relaxed)
         writer.wait()

@@ -15,8 +15,7 @@ final class StatusPageTests: XCTestCase {
     }
 
     func event(_ state: UplinkState, previous: UplinkState?) -> TrackerEvent {
-        TrackerEvent(interface: "wan0", state: state, previous: previous, score: state == .online ? 5 : 0, round: 1,
-                     results: [], error: nil, time: MonotonicInstant(nanoseconds: 0))
+        trackerEvent(state, previous: previous, verdict: state == .online ? .healthy : .down)
     }
 
     func page(_ metrics: ExporterMetrics, remotes: [RemoteWriteStatus] = []) -> String {

@@ -12,8 +12,16 @@ public struct ProbeOptions: Hashable, Sendable {
     /// The port of the TCP connect that stands in for ICMP when no ICMP
     /// socket is allowed.
     public var fallbackPort: UInt16
-    /// ICMP payload bytes (ping's `-s`, 56 by default; at most 1024).
+    /// ICMP payload bytes (ping's `-s`, 56 by default; at most 1472, a
+    /// 1500-byte IPv4 packet).
     public var payloadSize: Int
+    /// ICMP: send with the don't-fragment bit whatever path MTU the kernel
+    /// has cached (`IP_PMTUDISC_PROBE`, ping's `-M probe`). With a large
+    /// ``payloadSize`` this is a path-MTU probe: an answer, or an ICMP
+    /// "fragmentation needed" (``ProbeOutcome/unreachable(_:)`` with
+    /// `EMSGSIZE`), means path-MTU discovery works; silence while small
+    /// probes are answered is a path-MTU black hole.
+    public var dontFragment: Bool
 
     /// Options whose defaults leave the route to the routing table (no interface, source or mark),
     /// wait 2 s, fall back from ICMP to TCP port 80, and send ping's 56 payload bytes.
@@ -28,15 +36,17 @@ public struct ProbeOptions: Hashable, Sendable {
     ///   - timeout: How long to wait for the answer: more than 0, at most an hour.
     ///   - fallbackPort: The port of the TCP connect that stands in for ICMP
     ///     when no ICMP socket is allowed.
-    ///   - payloadSize: ICMP payload bytes, 0...1024.
+    ///   - payloadSize: ICMP payload bytes, 0...1472.
+    ///   - dontFragment: Whether ICMP probes are sent with the don't-fragment bit (``dontFragment``).
     public init(interface: String? = nil, source: IPAddress? = nil, mark: UInt32? = nil, timeout: Duration = .seconds(2),
-                fallbackPort: UInt16 = 80, payloadSize: Int = 56) {
+                fallbackPort: UInt16 = 80, payloadSize: Int = 56, dontFragment: Bool = false) {
         self.interface = interface
         self.source = source
         self.mark = mark
         self.timeout = timeout
         self.fallbackPort = fallbackPort
         self.payloadSize = payloadSize
+        self.dontFragment = dontFragment
     }
 
     func validate() throws(ReachabilityError) {
@@ -44,8 +54,8 @@ public struct ProbeOptions: Hashable, Sendable {
         guard timeout > .zero, timeout <= .seconds(3600) else {
             throw .invalidConfiguration("probe timeout", reason: "must be more than 0 and at most 3600 s")
         }
-        guard (0...1024).contains(payloadSize) else {
-            throw .invalidConfiguration("probe payload size", reason: "must be 0...1024 bytes")
+        guard (0...1472).contains(payloadSize) else {
+            throw .invalidConfiguration("probe payload size", reason: "must be 0...1472 bytes")
         }
         guard fallbackPort > 0 else { throw .invalidConfiguration("fallback port", reason: "must be 1...65535") }
     }

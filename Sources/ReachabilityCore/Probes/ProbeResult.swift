@@ -85,6 +85,31 @@ public struct ProbeResult: Hashable, Sendable {
     }
 }
 
+extension ProbeResult {
+    /// What this probe alone says of the uplink it left by, in an uplink
+    /// tracker's words ("Uplinks that fail dirty" in LinuxReachability's
+    /// documentation): a monitor's validation result read as a verdict.
+    /// Answered is `.healthy`; a captive portal `.captive`; a DNS probe
+    /// without an address `.dnsFailing`; a refused port, an HTTP 1xx/4xx/5xx
+    /// or an answer that does not parse `.partial` (something answered);
+    /// a timeout or an ICMP error `.down`; canceled nil (it said nothing).
+    /// One probe cannot tell degraded, hijacked or a path-MTU black hole:
+    /// an `UplinkTracker` with checks can.
+    public var uplinkVerdict: UplinkVerdict? {
+        switch outcome {
+        case .answered: return .healthy
+        case .refused: return method == .icmp ? .healthy : .partial
+        case .captivePortal: return .captive
+        case .noAddress: return .dnsFailing
+        case .timedOut, .unreachable:
+            if case .dns = method { return .dnsFailing }
+            return .down
+        case .unexpectedStatus, .malformedAnswer: return .partial
+        case .canceled: return nil
+        }
+    }
+}
+
 /// What the bytes after an HTTP head showed (`creach_http_head.body`, settled).
 enum HTTPBody: Hashable, Sendable {
     /// No content: `Content-Length: 0`, a first chunk of size 0, or no byte before the end.

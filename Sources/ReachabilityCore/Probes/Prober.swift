@@ -128,6 +128,7 @@ public final class Prober: Sendable {
         target.family = address.family.rawFamily
         address.copy(into: &target.dst)
         target.has_src = try address.copySource(options.source, into: &target.src) ? 1 : 0
+        target.dont_fragment = options.dontFragment ? 1 : 0
         if let mark = options.mark {
             target.has_mark = 1
             target.mark = mark

@@ -21,12 +21,23 @@ public struct TrackerEvent: Hashable, Sendable {
     public let error: ReachabilityError?
     /// `CLOCK_MONOTONIC` in nanoseconds.
     public let time: MonotonicInstant
+    /// What the uplink is good for ("Uplinks that fail dirty" (LinuxReachability's documentation)).
+    public let verdict: UplinkVerdict
+    /// The verdict before; nil for the initial event.
+    public let previousVerdict: UplinkVerdict?
+    /// Loss and latency over the quality window; nil without quality thresholds.
+    public let quality: QualitySummary?
+    /// Why the verdict is what it is, for people: "carrier lost", "port 443 refused" ...; nil when healthy.
+    public let detail: String?
+    /// Failovers so far (the verdict went from usable to not usable).
+    public let failovers: Int
 
     /// Whether this is the state an observer is handed first (``previous`` is nil), not a change.
     public var isInitial: Bool { previous == nil }
 
     func asInitial() -> TrackerEvent {
         TrackerEvent(interface: interface, state: state, previous: nil, score: score, round: round, results: results,
-                     error: error, time: time)
+                     error: error, time: time, verdict: verdict, previousVerdict: nil, quality: quality, detail: detail,
+                     failovers: failovers)
     }
 }

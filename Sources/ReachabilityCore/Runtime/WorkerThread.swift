@@ -275,10 +275,13 @@ package final class WorkerThread: Sendable {
         }
     }
 
-    /// The thread's own work ended; returns false when a stop was requested meanwhile.
+    /// The thread's own work ended; returns false when a stop was requested
+    /// meanwhile. Work queued while it was busy wakes the thread now (a
+    /// simulation's subscriber was rung for it and waits for that turn).
     func end() -> Bool {
         state.withLock { state in
             state.busy = false
+            if !state.queued.isEmpty { state.wakeForWork() }
             return !state.stopRequested
         }
     }

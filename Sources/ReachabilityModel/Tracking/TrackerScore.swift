@@ -29,9 +29,9 @@ public struct TrackerScore: Hashable, Sendable {
     /// Good rounds in a row that bring an offline uplink online (mwan3's `up`).
     public let up: Int
     /// The current score, from 0 (offline) to `down + up` (online).
-    public private(set) var score: Int
+    public fileprivate(set) var score: Int
     /// The uplink's state, as the last round left it.
-    public private(set) var state: UplinkState
+    public fileprivate(set) var state: UplinkState
 
     /// A score that starts full (online) or at 0 (offline).
     ///
@@ -75,6 +75,21 @@ public struct TrackerScore: Hashable, Sendable {
             }
         }
         return state == before ? nil : state
+    }
+}
+
+extension TrackerScore {
+    /// The kernel said the uplink cannot carry traffic (no carrier, the
+    /// next hop's neighbour entry failed): offline at once, score 0, as
+    /// mwan3track's ifdown event. Coming back takes `up` good rounds.
+    ///
+    /// - Returns: ``UplinkState/offline`` when it was not offline, nil otherwise.
+    @discardableResult
+    public mutating func forceOffline() -> UplinkState? {
+        let before = state
+        score = 0
+        state = .offline
+        return before == .offline ? nil : .offline
     }
 }
 

@@ -36,6 +36,10 @@ extension ExporterMetrics {
         var score = MetricFamily(name: "reach_uplink_score", help: "The uplink's score: 0 offline ... down + up online.", kind: .gauge)
         var roundTrip = MetricFamily(name: "reach_probe_rtt_seconds", help: "Round trip of each answered probe through the uplink.", kind: .histogram)
         var probes = MetricFamily(name: "reach_probe_total", help: "Probes sent through the uplink, by outcome.", kind: .counter)
+        var verdict = MetricFamily(name: "reach_uplink_verdict", help: "1 for the uplink's current verdict (what it is good for), 0 for the others.", kind: .gauge)
+        var failovers = MetricFamily(name: "reach_uplink_failovers_total", help: "Failovers of the uplink (its verdict went from usable to not usable) since the tracker started.", kind: .counter)
+        var loss = MetricFamily(name: "reach_uplink_loss_ratio", help: "Lost probes in the uplink's quality window (0-1) after the last round, over the probes so far while it fills; NaN when it is empty (after an outage).", kind: .gauge)
+        var latency = MetricFamily(name: "reach_uplink_latency_seconds", help: "Median round trip of the answered probes in the uplink's quality window after the last round; NaN until enough answered.", kind: .gauge)
         for (row, labels) in labels.uplinks {
             let page = state.page.uplinks[row], roundTrips = state.roundTrips[row]
             uplinkState.samples += Self.oneHot(labels.state, current: UplinkState.allCases.firstIndex { $0.rawValue == page.state })
@@ -48,8 +52,13 @@ extension ExporterMetrics {
             roundTrip.samples.append(Sample(suffix: "_count", labels: labels.uplink, value: .integer(roundTrips.count)))
             probes.samples.append(Sample(labels: labels.success, value: .integer(Int64(page.answered))))
             probes.samples.append(Sample(labels: labels.failure, value: .integer(Int64(page.failed))))
+            verdict.samples += Self.oneHot(labels.verdict, current: UplinkVerdict.allCases.firstIndex { $0.rawValue == page.verdict })
+            failovers.samples.append(Sample(labels: labels.uplink, value: .integer(Int64(page.failovers))))
+            loss.samples.append(Sample(labels: labels.uplink, value: .double(page.lossRatio ?? .nan)))
+            latency.samples.append(Sample(labels: labels.uplink, value: page.medianLatency.map { .seconds($0) } ?? .double(.nan)))
         }
-        var families = [reachable, status, flags, accessibility, changes, lastChange, uplinkState, score, roundTrip, probes]
+        var families = [reachable, status, flags, accessibility, changes, lastChange, uplinkState, score, roundTrip, probes,
+                        verdict, failovers, loss, latency]
         families.append(MetricFamily(
             name: "reach_modemmanager_availability",
             help: "1 for ModemManager's current availability (as `reach modems` says it), 0 for the others.", kind: .gauge,
@@ -117,6 +126,8 @@ extension ExporterMetrics {
             var uplink: [SeriesLabel]
             /// By `UplinkState.allCases`.
             var state: [[SeriesLabel]]
+            /// By `UplinkVerdict.allCases`.
+            var verdict: [[SeriesLabel]]
             /// By `rttBuckets`, then `+Inf`.
             var buckets: [[SeriesLabel]]
             var success: [SeriesLabel]
@@ -143,6 +154,7 @@ extension ExporterMetrics {
                 guard uplinkRows[interface] == row else { return nil }
                 let label = SeriesLabel("interface", interface)
                 return (row, UplinkLabels(uplink: [label], state: UplinkState.allCases.map { [label, SeriesLabel("state", $0.rawValue)] },
+                                    verdict: UplinkVerdict.allCases.map { [label, SeriesLabel("verdict", $0.rawValue)] },
                                     buckets: bounds.map { [label, SeriesLabel("le", $0)] },
                                     success: [label, SeriesLabel("outcome", "success")], failure: [label, SeriesLabel("outcome", "failure")]))
             }

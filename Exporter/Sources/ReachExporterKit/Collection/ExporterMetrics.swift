@@ -20,7 +20,7 @@ import Synchronization
 /// series behind.
 ///
 /// The one-hot families (`reach_target_status`, `reach_target_accessibility`,
-/// `reach_uplink_state`, `reach_modemmanager_availability` and the modems'
+/// `reach_uplink_state`, `reach_uplink_verdict`, `reach_modemmanager_availability` and the modems'
 /// `reach_modem_access_technology`, `reach_modem_generation`,
 /// `reach_modem_registration`) are made from one value each, under the lock
 /// every update takes: every snapshot has exactly one value of each at 1,
@@ -142,26 +142,43 @@ final class ExporterMetrics: SeriesCollector {
         }
     }
 
-    /// An uplink's state (initial or changed).
+    /// An uplink's state and verdict (initial, or either changed).
     func record(state event: TrackerEvent) {
         guard let row = uplinkRows[event.interface] else { return }
         let now = WallClock.unixSeconds()
         update { state in
-            let before = state.page.uplinks[row].state
+            let before = state.page.uplinks[row]
             state.page.uplinks[row].state = event.state.rawValue
             state.page.uplinks[row].score = event.score
+            state.page.uplinks[row].verdict = event.verdict.rawValue
+            state.page.uplinks[row].detail = event.detail
+            state.page.uplinks[row].failovers = max(before.failovers, event.failovers)
             state.page.uplinks[row].lastChange = now
             guard !event.isInitial else { return }
-            state.page.changes.append(StatusSnapshot.Change(time: now, kind: .uplink, name: event.interface, from: before,
-                                                            to: event.state.rawValue, detail: "score \(event.score)"))
+            let verdict = event.verdict.rawValue
+            let why = event.detail.map { " · \($0)" } ?? ""
+            if before.state == event.state.rawValue && before.verdict != verdict {
+                // The verdict alone changed (the port check failed, mwan3's score is still online).
+                state.page.changes.append(StatusSnapshot.Change(time: now, kind: .uplink, name: event.interface,
+                                                                from: before.verdict, to: verdict,
+                                                                detail: "\(event.state.rawValue), score \(event.score)" + why,
+                                                                isVerdict: true))
+            } else {
+                state.page.changes.append(StatusSnapshot.Change(time: now, kind: .uplink, name: event.interface,
+                                                                from: before.state, to: event.state.rawValue,
+                                                                detail: "score \(event.score) · verdict \(verdict)" + why))
+            }
         }
     }
 
-    /// One round of an uplink's probes.
+    /// One round of an uplink's probes, with the quality window as it left it.
     func record(round event: TrackerEvent) {
         guard let row = uplinkRows[event.interface] else { return }
         let answered = event.results.count { $0.verdict == .answered }
         let roundTrip = event.results.last { $0.roundTrip != nil }?.roundTrip
+        // Over the probes so far while the window fills (the verdict reads loss only over a full one).
+        let loss = event.quality.flatMap { $0.samples > 0 ? Double($0.lost) / Double($0.samples) : nil }
+        let latency = event.quality?.medianLatency
         update { state in
             for result in event.results where result.verdict == .answered {
                 if let roundTrip = result.roundTrip { state.roundTrips[row].record(roundTrip) }
@@ -171,6 +188,9 @@ final class ExporterMetrics: SeriesCollector {
             state.page.uplinks[row].failed += event.results.count - answered
             if let roundTrip { state.page.uplinks[row].lastRoundTrip = roundTrip }
             state.page.uplinks[row].lastError = event.error.map { "\($0)" }
+            state.page.uplinks[row].failovers = max(state.page.uplinks[row].failovers, event.failovers)
+            state.page.uplinks[row].lossRatio = loss
+            state.page.uplinks[row].medianLatency = latency
         }
     }
 

@@ -27,6 +27,17 @@ struct StatusSnapshot: Sendable {
         var lastRoundTrip: Duration?
         /// Why the last round's probes could not be sent (no such interface ...); nil when they were.
         var lastError: String?
+        /// `reach_uplink_verdict`'s names (`UplinkVerdict`'s raw values); `unknown` before the initial state.
+        var verdict = "unknown"
+        /// Why the verdict is what it is (the event's `detail`); nil when healthy.
+        var detail: String?
+        /// Failovers since the tracker started (`reach_uplink_failovers_total`).
+        var failovers = 0
+        /// Lost probes in the quality window, 0...1, as the last round left it;
+        /// nil while the window is not full, or without quality thresholds.
+        var lossRatio: Double?
+        /// The median round trip of the window as the last round left it; nil while too few answered.
+        var medianLatency: Duration?
     }
 
     struct ModemRow: Sendable, Equatable {
@@ -50,6 +61,8 @@ struct StatusSnapshot: Sendable {
         var flags: String? = nil
         /// A target's accessibility changed and its status did not: `from` and `to` are accessibilities.
         var isAccessibility = false
+        /// An uplink's verdict changed and its state did not: `from` and `to` are verdicts.
+        var isVerdict = false
     }
 
     /// The last `capacity` changes: the oldest is overwritten by the newest.

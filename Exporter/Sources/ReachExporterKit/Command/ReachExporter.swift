@@ -123,6 +123,24 @@ package struct ReachExporter: Sendable {
             if let recovery = uplink.recoveryInterval { line += " recovery_interval \(recovery.configurationText)" }
             line += " down \(uplink.down) up \(uplink.up) reliability \(uplink.reliability) count \(uplink.count)"
                 + " initial_state \(uplink.initialState.rawValue)"
+            if let quality = uplink.quality {
+                func ms(_ duration: Duration) -> UInt64 { duration.clampedNanoseconds / 1_000_000 }
+                line += " failure_latency \(ms(quality.failureLatency)) failure_loss \(quality.failureLoss)"
+                    + " recovery_latency \(ms(quality.recoveryLatency)) recovery_loss \(quality.recoveryLoss)"
+            }
+            line += " flap_limit \(uplink.flapLimit)"
+            if let checks = uplink.checks {
+                var parts = ["interval \(checks.interval.configurationText)"]
+                if let host = checks.host {
+                    parts.append("host \(host) url \(checks.url) ports \(checks.ports.map(String.init).joined(separator: ","))")
+                    parts.append("pmtu_size \(checks.pathMTUSize ?? 0)")
+                }
+                if let other = checks.otherFamilyHost { parts.append("other_family_host \(other)") }
+                if let name = checks.dnsName {
+                    parts.append("dns_name \(name) dns_server \(checks.dnsServer.map(\.description) ?? "resolv.conf") dns_hijack \(checks.dnsHijack)")
+                }
+                line += " checks " + parts.joined(separator: " ")
+            }
             lines.append(line)
         }
         return lines

@@ -37,8 +37,15 @@ package struct ExporterConfiguration: Sendable {
     /// The keys of the file, for the message about one that is not.
     static let keys = ["listen", "targets", "netns", "validation", "validation_interval", "resolve_timeout", "uplinks", "modemmanager",
                        "push_interval", "external_labels", "remote_write"]
-    static let uplinkKeys = ["interface", "hosts", "method", "interval", "timeout", "failure_interval",
-                             "recovery_interval", "down", "up", "reliability", "count", "initial_state"]
+    static let uplinkKeys = ["interface", "hosts", "profile", "method", "interval", "timeout", "failure_interval",
+                             "recovery_interval", "down", "up", "reliability", "count", "initial_state",
+                             "failure_latency", "failure_loss", "recovery_latency", "recovery_loss", "flap_limit", "checks"]
+    /// An uplink's `checks` mapping (`UplinkChecks`).
+    static let checkKeys = ["host", "url", "ports", "other_family_host", "pmtu_size", "dns_name", "dns_server", "dns_hijack",
+                            "interval"]
+    /// An uplink's `profile`: the tracker's defaults (`standard`), a round
+    /// every 0.5 s (`fast`), or mwan3track's own defaults (`mwan3`).
+    static let uplinkProfiles = ["standard", "fast", "mwan3"]
 
     /// The monitor's configuration: validation, if asked for, and the resolve timeout.
     func monitorConfiguration() -> ReachabilityMonitor.Configuration {

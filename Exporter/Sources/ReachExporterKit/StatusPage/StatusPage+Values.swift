@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LinuxReachability
 
 /// The values as the page shows them: URLs without credentials, ages,
 /// times in UTC, the host's name, and the colour of each state.
@@ -102,6 +103,15 @@ extension StatusPage {
         case "offline": return "bad"
         case "unknown": return "unknown"
         default: return "warn"
+        }
+    }
+
+    /// A verdict's colour: healthy green; degraded and partial (still usable) amber; the rest red.
+    static func tone(verdict: String) -> String {
+        switch verdict {
+        case "unknown": return "unknown"
+        case UplinkVerdict.healthy.rawValue: return "ok"
+        default: return UplinkVerdict(rawValue: verdict)?.isUsable == true ? "warn" : "bad"
         }
     }
 

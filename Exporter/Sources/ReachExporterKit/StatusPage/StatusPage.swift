@@ -9,7 +9,8 @@ import LinuxReachability
 ///
 /// States carry attributes for tests and scripts: `data-target`/`data-status`/
 /// `data-accessibility` on each target's row, `data-uplink`/`data-state`/
-/// `data-score` on each uplink's, `data-remote`/`data-pending` on each
+/// `data-score`/`data-verdict` on each uplink's (and `data-detail` when the
+/// verdict has one), `data-remote`/`data-pending` on each
 /// receiver's, `data-change` on each change. The names are those of the
 /// `/metrics` series' labels.
 struct StatusPage {
@@ -125,19 +126,34 @@ struct StatusPage {
             page.text(missingInterfaceWarning(interface, namespace: configuration.namespace)); page.raw("</p>\n")
         }
         let best = configuration.uplinks.first.map { $0.down + $0.up }
-        page.raw("<table class=\"rows\">\n<thead><tr><th>Uplink</th><th>State</th><th>Score</th><th>Probes</th><th>Last RTT</th><th>Last change</th></tr></thead>\n<tbody>\n")
+        page.raw("<table class=\"rows\">\n<thead><tr><th>Uplink</th><th>State</th><th>Verdict</th><th>Score</th><th>Probes</th><th>Last RTT</th><th>Last change</th></tr></thead>\n<tbody>\n")
         for (index, row) in snapshot.uplinks.enumerated() {
             let full = index < configuration.uplinks.count ? configuration.uplinks[index].down + configuration.uplinks[index].up : best
             page.raw("<tr"); page.attribute("data-uplink", row.interface); page.attribute("data-state", row.state)
-            page.attribute("data-score", row.score.map(String.init) ?? ""); page.raw(">")
+            page.attribute("data-score", row.score.map(String.init) ?? ""); page.attribute("data-verdict", row.verdict)
+            if let detail = row.detail { page.attribute("data-detail", detail) }
+            page.raw(">")
             page.cell("Uplink", title: true) { $0.text(row.interface) }
             page.cell("State") { $0.badge(row.state, Self.tone(uplink: row.state)) }
+            page.cell("Verdict") {
+                $0.badge(row.verdict, Self.tone(verdict: row.verdict))
+                if let detail = row.detail { $0.raw("<br><small>"); $0.text(detail); $0.raw("</small>") }
+                if row.failovers > 0 { $0.raw("<br><small>"); $0.text("\(row.failovers) failover\(row.failovers == 1 ? "" : "s")"); $0.raw("</small>") }
+            }
             page.cell("Score") { $0.text(row.score.map { score in full.map { "\(score) of \($0)" } ?? String(score) } ?? "–") }
             page.cell("Probes") {
                 $0.text("\(row.answered) answered, \(row.failed) failed")
                 if let error = row.lastError { $0.raw("<br><small class=\"error\">"); $0.text(error); $0.raw("</small>") }
             }
-            page.cell("Last RTT") { $0.text(row.lastRoundTrip.map(Self.milliseconds) ?? "–") }
+            page.cell("Last RTT") {
+                $0.text(row.lastRoundTrip.map(Self.milliseconds) ?? "–")
+                if row.lossRatio != nil || row.medianLatency != nil {
+                    // The quality window: median and loss, as reach_uplink_latency_seconds and reach_uplink_loss_ratio.
+                    let median = row.medianLatency.map { "median \(Self.milliseconds($0))" }
+                    let loss = row.lossRatio.map { "loss \(Int(($0 * 100).rounded())) %" }
+                    $0.raw("<br><small>"); $0.text([median, loss].compactMap { $0 }.joined(separator: ", ")); $0.raw("</small>")
+                }
+            }
             page.cell("Last change") { $0.when(row.lastChange, now: now) }
             page.raw("</tr>\n")
         }
@@ -196,6 +212,10 @@ struct StatusPage {
                 page.raw("accessibility ")
                 page.badge(change.from, Self.tone(accessibility: change.from)); page.raw(" → ")
                 page.badge(change.to, Self.tone(accessibility: change.to))
+            } else if change.isVerdict {
+                page.raw("verdict ")
+                page.badge(change.from, Self.tone(verdict: change.from)); page.raw(" → ")
+                page.badge(change.to, Self.tone(verdict: change.to))
             } else {
                 page.badge(change.from, Self.tone(change.kind, change.from)); page.raw(" → ")
                 page.badge(change.to, Self.tone(change.kind, change.to))
