@@ -328,10 +328,21 @@ wait_line() {  # CONDITION TIMEOUT
         sleep 0.1
     done
     [ -n "$LINE" ] || return 1
-    DETECT_MS=$(jq -r --argjson t "$INJECT_NS" '(.time_ns - $t) / 1e6 | . * 10 | round / 10' <<<"$LINE")
+    # From the moment the injecting command returned (the fault is in effect
+    # then: nft commits before it exits); a line that came while it still
+    # ran (carrier loss, seen before ip returned) counts from its start.
+    DETECT_MS=$(jq -r --argjson t "$INJECT_NS" --argjson s "$INJECT_START_NS" \
+        '(if .time_ns >= $t then .time_ns - $t else .time_ns - $s end) / 1e6 | . * 10 | round / 10' <<<"$LINE")
     say "line: $LINE"
 }
-inject() { INJECT_NS=$(mono_ns); [ -n "$INJECT_NS" ] || die "no monotonic time"; "$@" || die "injecting: $*"; say "injected at $INJECT_NS: $*"; }
+# The injecting command's start and end (CLOCK_MONOTONIC): under the VM's TCG
+# an nft command runs for a few hundred ms, which is not detection time.
+inject() {
+    INJECT_START_NS=$(mono_ns); [ -n "$INJECT_START_NS" ] || die "no monotonic time"
+    "$@" || die "injecting: $*"
+    INJECT_NS=$(mono_ns)
+    say "injected at $INJECT_NS ($(( (INJECT_NS - INJECT_START_NS) / 1000000 )) ms to inject): $*"
+}
 last_verdict() { tail -n 1 "$T/track.jsonl" | jq -r '.verdict + (if .detail then " (" + .detail + ")" else "" end)'; }
 verdicts() { jq -r '.verdict' "$T/track.jsonl" | uniq | paste -sd '>' -; }
 expect_verdict() {  # CONDITION TIMEOUT EXPECTED-TEXT
@@ -409,13 +420,17 @@ case $ID in
     ;;
 
 3)  # The ISP router answers (its link and neighbour stay up); nothing it forwards does.
+    # The bound is the profile's documented one (UplinksThatFailDirty.md): fast
+    # 3 s (the issue's goal; 0.5 + 3 x 0.7 = 2.6 s), standard 50 + 2 x 5 + 4 = 64 s,
+    # mwan3 10 + 4 x 10 + 4 = 54 s.
+    case $PROFILE in standard) bound=64000 ;; mwan3) bound=54000 ;; *) bound=3000 ;; esac
     start_track; settle
     inject fault forward_f drop
-    expect_verdict '.verdict == "down"' 20 'down (probes unanswered) < 3000 ms'
+    expect_verdict '.verdict == "down"' $((bound / 1000 + 20)) "down (probes unanswered) < $bound ms"
     wan1_clean "down"
     pingif wan0 10.81.0.1 || result "down" "$GOT" "$DETECT_MS" FAIL "the next hop stopped answering"
-    awk -v ms="$DETECT_MS" 'BEGIN { exit !(ms != "" && ms <= 3000) }' || result "down within 3000 ms" "$GOT" "$DETECT_MS" FAIL "slower than 3 s"
-    result "down (probes unanswered) < 3000 ms" "$GOT" "$DETECT_MS" PASS
+    awk -v ms="$DETECT_MS" -v b="$bound" 'BEGIN { exit !(ms != "" && ms <= b) }' || result "down within $bound ms" "$GOT" "$DETECT_MS" FAIL "slower than the bound"
+    result "down (probes unanswered) < $bound ms" "$GOT" "$DETECT_MS" PASS
     ;;
 
 4)  # The requests reach the hosts; their echo replies are dropped on the way back.
@@ -522,7 +537,7 @@ case $ID in
 13) # The ISP side of the veth down and up every 2 s.
     start_track; settle
     secs=${UPLINK_FLAP_SECONDS:-60}
-    INJECT_NS=$(mono_ns); start=$SECONDS; state=up
+    INJECT_NS=$(mono_ns); INJECT_START_NS=$INJECT_NS; start=$SECONDS; state=up
     while ((SECONDS - start < secs)); do
         sleep 2
         if [ $state = up ]; then ip -n ul-isp0 link set isp0 down; state=down; else ip -n ul-isp0 link set isp0 up; state=up; fi
