@@ -83,6 +83,9 @@ final class FaultTests: NamespaceTestCase {
         defer { creach_nl_inject_recv_error(0, 0, 0) }
         ns.run("route add 10.99.0.0/24 dev va")   // any datagram: its read fails
         XCTAssertTrue(recorder.wait(timeout: 5) { $0.contains { !$0.isInitial && !$0.isReachable } }, "va down not seen")
+        // The recorder is the monitor's first observer, this handler its second:
+        // the recorder can have the change while this one has not been called yet.
+        XCTAssertTrue(eventually(timeout: 5) { atChange.withLock { !$0.isEmpty } }, "the handler never saw the change")
         let first = try XCTUnwrap(atChange.withLock { $0.first })
         XCTAssertEqual(first.recoveries, 1, "the recovery that carried the change was not counted yet when it was published")
         XCTAssertNotEqual(first.port, port, "the change was published while the failed socket's port was still given")

@@ -41,7 +41,7 @@ md=$OUT/bench-results.md
     echo "# Dirty-uplink bench"
     echo
     echo "Made by \`make bench-uplinks\` in the kernel lane's VM (Debian's kernel $(uname -r) under qemu TCG, 2 vCPUs, no KVM),"
-    echo "$(date -u +%F), reach $REACH ($(file -b "$REACH" 2>/dev/null | grep -q 'statically linked' && echo static || echo 'dynamically linked')), \`reach track --profile fast\` on wan0 unless stated. Detection: time_ns of the"
+    echo "$(date -u +%F), reach $REACH ($(file -b "$REACH" 2>/dev/null | grep -Eq 'statically linked|static-pie linked' && echo static || echo 'dynamically linked')), \`reach track --profile fast\` on wan0 unless stated. Detection: time_ns of the"
     echo "first JSON line with the expected verdict minus CLOCK_MONOTONIC at the injection. $repeat runs per row"
     echo "(${t_rows} s for all runs); p99 is the nearest rank, so with $repeat runs it is the slowest run."
     if [ "$nm" = 1 ]; then

@@ -304,7 +304,9 @@ with_checks() {
 # Settled: the probes flow (N echo requests forwarded) and, when the checks
 # run, the first check run reached nginx and dnsmasq.
 settle() {
+    # Three rounds of the fast profile; the first round (its two probes) of a slower one.
     local n=${1:-6}
+    [ "$PROFILE" = fast ] || n=${1:-2}
     until_ok 20 "$n probes forwarded" counter_ge echo_fwd "$n"
     if [[ " ${TRACK_ARGS[*]} " == *" --check-host "* ]]; then
         until_ok 20 "the first HTTP check" grep -q generate_204 "$T/nginx/access.log"

@@ -61,7 +61,7 @@ public final class UplinkTracker: Sendable {
         /// other family, the path MTU); nil: nothing.
         public var checks: UplinkChecks?
         /// Failovers within ``flapWindow`` that hold the uplink at
-        /// ``UplinkVerdict/flapping`` (0: no damping).
+        /// `UplinkVerdict.flapping` (0: no damping).
         public var flapLimit: Int
         /// The window failovers are counted in, and the quiet time that ends a hold.
         public var flapWindow: Duration
@@ -130,7 +130,7 @@ public final class UplinkTracker: Sendable {
 
         /// mwan3track's defaults as its script reads them (`config_get ... interval 10`, `down 5`, `up 5`,
         /// `timeout 4`, `count 1`, `reliability 1`), with `check_quality`'s thresholds
-        /// (``UplinkQuality/mwan3``), no checks, no damping and no kernel facts: 8,640 echoes a host a
+        /// (`UplinkQuality.mwan3`), no checks, no damping and no kernel facts: 8,640 echoes a host a
         /// day, 1.45 MB for one IPv4 host.
         public static func mwan3(interface: String, hosts: [IPAddress]) -> Configuration {
             Configuration(interface: interface, hosts: hosts, timeout: .seconds(4), interval: .seconds(10),
