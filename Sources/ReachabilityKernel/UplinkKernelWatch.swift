@@ -110,7 +110,7 @@ package final class UplinkKernelWatch: @unchecked Sendable {
         case Int32(RTM_NEWLINK), Int32(RTM_DELLINK):
             var link = creach_link()
             guard creach_parse_link(message, length, &link) == 0 else {
-                if errno == EBADMSG { unreadable += 1 }
+                if SystemErrno.current.rawValue == EBADMSG { unreadable += 1 }
                 return
             }
             let state = LinkState(link)
@@ -127,7 +127,7 @@ package final class UplinkKernelWatch: @unchecked Sendable {
         case Int32(RTM_NEWNEIGH), Int32(RTM_DELNEIGH):
             var neighbour = creach_neigh()
             guard creach_parse_neigh(message, length, &neighbour) == 0 else {
-                if errno == EBADMSG { unreadable += 1 }
+                if SystemErrno.current.rawValue == EBADMSG { unreadable += 1 }
                 return
             }
             guard neighbour.index == index, neighbour.has_address != 0, let nextHop,

@@ -4,7 +4,7 @@
 // it probe outcomes and asks it once per round.
 
 /// How good a live uplink's probes are.
-public enum QualityLevel: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+public enum QualityLevel: String, Hashable, Sendable {
     /// Loss and latency under the degraded thresholds (or too few samples yet).
     case good
     /// At or over a degraded threshold, under the failure ones: poor but usable.
@@ -13,8 +13,6 @@ public enum QualityLevel: String, Hashable, Sendable, CaseIterable, CustomString
     /// until loss and latency are at or under the recovery thresholds for `up`
     /// rounds in a row.
     case failed
-
-    public var description: String { rawValue }
 }
 
 /// Latency and loss thresholds, in mwan3's `check_quality` terms where they
@@ -114,7 +112,7 @@ public struct QualitySummary: Hashable, Sendable {
 
 /// The quality state machine: a ring of the last probes and the level, with
 /// hysteresis. Its storage is allocated once, at the window's size.
-public struct QualityTracker: Hashable, Sendable {
+public struct QualityTracker: Sendable {
     /// The thresholds.
     public let thresholds: UplinkQuality
     private let down: Int

@@ -54,7 +54,7 @@ public enum UplinkVerdict: String, Hashable, Sendable, CaseIterable, CustomStrin
 }
 
 /// What an uplink's checks found; each finding names the verdict it gives.
-public struct UplinkFindings: Hashable, Sendable {
+public struct UplinkFindings: Sendable {
     /// The resolver did not answer, or answered without an address.
     public var dnsFailing = false
     /// A name that cannot exist was answered with an address.
@@ -83,7 +83,7 @@ public struct UplinkFindings: Hashable, Sendable {
 }
 
 /// The facts of one moment, as the tracker has them.
-public struct UplinkFacts: Hashable, Sendable {
+public struct UplinkFacts: Sendable {
     /// The interface has carrier (`IFF_LOWER_UP`); false when it lost it or is gone.
     public var carrier: Bool
     /// The next hop's neighbour entry is `NUD_FAILED` (ARP or NDP went unanswered).
@@ -119,7 +119,7 @@ public struct UplinkFacts: Hashable, Sendable {
 /// within ``flapWindow`` holds the uplink at ``UplinkVerdict/flapping``
 /// until a whole window passes without a failure. So an uplink fails over at
 /// most ``flapLimit`` times per window, whatever it does.
-public struct UplinkHealth: Hashable, Sendable {
+public struct UplinkHealth: Sendable {
     /// Failovers within ``flapWindow`` that hold the uplink (0: no damping).
     public let flapLimit: Int
     /// The window the failovers are counted in, and the quiet time that ends a hold.
