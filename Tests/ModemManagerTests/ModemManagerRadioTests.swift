@@ -34,6 +34,9 @@ final class ModemManagerRadioTests: XCTestCase {
         let source = RadioSource()
         let (bus, radio) = try started(source)
         XCTAssertEqual(radio.modems, [])
+        // `started` waited for the radio's table to say available; its sources
+        // are told after the table changes: wait for the source it asserts on.
+        radio.wait("the source is told") { _ in source.modemFacts != nil }
         XCTAssertEqual(source.modemFacts, RadioSource.ModemFacts(provider: "ModemManager", technologies: [:], interfaces: []))
         try bus.addModem(0, ["AccessTechnologies", "u", "16384", "Ports", "a(su)", "2 wwan0 2 cdc-wdm0 6", "State", "i", "11"],
                          modem3gpp: ["RegistrationState", "u", "1", "OperatorName", "s", "Acme", "OperatorCode", "s", "26201"])
