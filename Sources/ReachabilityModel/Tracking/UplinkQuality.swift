@@ -135,7 +135,7 @@ public struct QualityTracker: Sendable {
 
     /// Adds one probe: its round trip, or nil when it was lost.
     public mutating func record(roundTrip: Duration?) {
-        ring[next] = roundTrip.map { max(0, $0.clampedNanosecondsSigned) } ?? -1
+        ring[next] = roundTrip.map { Int64(clamping: $0.clampedNanoseconds) } ?? -1
         next = (next + 1) % ring.count
         count = min(count + 1, ring.count)
     }
@@ -223,16 +223,5 @@ extension QualityTracker {
         let ordered = hosts.sorted { rank($0.level) < rank($1.level) }
         let deciding = ordered[min(max(reliability, 1), ordered.count) - 1]
         return (deciding.level, deciding.summary)
-    }
-}
-
-extension Duration {
-    /// Nanoseconds, clamped to Int64 (negative durations stay negative).
-    var clampedNanosecondsSigned: Int64 {
-        let (seconds, attoseconds) = components
-        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, overflow2) = product.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflow2 ? (seconds < 0 ? .min : .max) : sum
     }
 }
