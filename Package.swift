@@ -191,7 +191,7 @@ let package = Package(
         // product, and only test targets depend on it: no user sees it.
         .target(
             name: "ReachabilityTestSupport",
-            dependencies: ["LinuxReachability", "CReachability", "CTestSupport", "ReachabilityTesting",
+            dependencies: ["LinuxReachability", "ReachabilityCore", "CReachability", "ReachabilityTesting",
                            "ReachabilityModemManager"],
             path: "Tests/ReachabilityTestSupport",
             exclude: ["modemmanager_standin.py", "bus_spoofer.py"]
@@ -223,7 +223,7 @@ let package = Package(
         // Debian's real ModemManager with no modem.
         .testTarget(
             name: "ModemManagerTests",
-            dependencies: ["ReachabilityModemManager", "LinuxReachability", "CTestSupport", "ReachabilityTestSupport"]
+            dependencies: ["ReachabilityModemManager", "LinuxReachability", "ReachabilityCore", "ReachabilityTestSupport"]
         ),
         // The compat modules on the real kernel, in namespaces (Tests/CompatTests).
         .testTarget(

@@ -418,7 +418,7 @@ final class SystemConfigurationTests: CompatTestCase {
     func testUnschedulingWhileASchedulingStartsLeavesNoMonitorRunning() throws {
         _ = try makeWiredNamespace()
         let ref = try XCTUnwrap(address("0.0.0.0"))
-        let before = threads(named: "reach.monitor")
+        let before = threads(.monitor)
         let started = Mutex<[ReachabilityMonitor]>([])
         defer { started.withLock { $0 }.forEach { $0.stop() } }
         ref.testHooks.beforeStart = { [unowned ref] monitor in
@@ -434,7 +434,7 @@ final class SystemConfigurationTests: CompatTestCase {
         XCTAssertTrue(SCNetworkReachabilityScheduleWithRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode))
         XCTAssertEqual(started.withLock { $0.map(\.isRunning) }, [false, false],
                        "UnscheduleFromRunLoop during the start: a monitor left running")
-        XCTAssertEqual(threads(named: "reach.monitor"), before)
+        XCTAssertEqual(threads(.monitor), before)
         XCTAssertFalse(ref.isScheduled)
     }
 

@@ -40,7 +40,7 @@ final class ZYNetworkAccessibityTests: CompatTestCase {
 
     func testAStopWhileStartIsUnderWayLeavesNothingWatching() throws {
         _ = try makeWiredNamespace()
-        let before = threads(named: "reach.monitor")
+        let before = threads(.monitor)
         nonisolated(unsafe) var scheduled: SCNetworkReachability?
         ZYNetworkAccessibity.testHookBeforeStore = { reachability in
             scheduled = reachability
@@ -52,7 +52,7 @@ final class ZYNetworkAccessibityTests: CompatTestCase {
         }
         ZYNetworkAccessibity.start()
         XCTAssertEqual(scheduled?.isScheduled, false, "stop() during start(): still scheduled")
-        XCTAssertEqual(threads(named: "reach.monitor"), before)
+        XCTAssertEqual(threads(.monitor), before)
         XCTAssertEqual(ZYNetworkAccessibity.currentState(), .checking)
     }
 

@@ -25,7 +25,7 @@ final class RoundOrderTests: XCTestCase {
         await net.settled()
         XCTAssertEqual(monitor.currentEvaluations.first?.isReachable, false)
         let plugged = Mutex(false)
-        MonitorLoop.pathFactsHook = {
+        MonitorLoop.pathFactsHook = { _ in
             guard !plugged.withLock({ $0 }) else { return }
             plugged.withLock { $0 = true }
             wired.plugIn()

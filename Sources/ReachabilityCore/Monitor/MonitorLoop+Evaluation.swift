@@ -54,7 +54,7 @@ extension MonitorLoop {
             if let fresh { return fresh }
             let facts = readPathFacts()
             fresh = facts
-            Self.pathFactsHook?()
+            Self.pathFactsHook?(leadingEdge)
             return facts
         }
         var factsReadAgain = false
@@ -90,7 +90,7 @@ extension MonitorLoop {
                 if sameAnswer && evaluation.validation == item.emitted?.validation { continue }
             }
             if leadingEdge && facts.isSettling { break targets }
-            if holdWhileInterfaceComesUp(index, item, facts) { continue }
+            if holdWhileInterfaceComesUp(index, item, facts, evaluation) { continue }
             let current = Self.evaluation(evaluation, with: facts)
             let previous = item.emitted
             watched[index].emitted = current
@@ -168,13 +168,19 @@ extension MonitorLoop {
     }
 
     /// Whether to hold back target `index`'s change because an interface is
-    /// coming up in the round's `facts` (see `evaluate`); if so, it is read
-    /// again, with the path facts, after the settle time. An initial state is
-    /// never held. An interface that stays so for longer than
-    /// `maximumSettleTime` (counted from the first round that saw it, for
-    /// every target) is in that state, not on its way: answers are published.
-    func holdWhileInterfaceComesUp(_ index: Int, _ item: Watched, _ facts: ReachabilityEvaluator.PathFacts) -> Bool {
-        guard facts.isSettling, item.emitted != nil else { return false }
+    /// coming up in the round's `facts`, or the answer's own link is (see
+    /// `evaluate`); if so, it is read again, with the path facts, after the
+    /// settle time. The answer is asked too because the facts may be older:
+    /// a round reads them before its targets' answers, and a link that
+    /// starts coming up in between is in the answer only (a moment that
+    /// qemu-user's slow round made long enough for MonitorTests to see). An
+    /// initial state is never held. An interface that stays so for longer
+    /// than `maximumSettleTime` (counted from the first round that saw it,
+    /// for every target) is in that state, not on its way: answers are published.
+    func holdWhileInterfaceComesUp(_ index: Int, _ item: Watched, _ facts: ReachabilityEvaluator.PathFacts,
+                                   _ evaluation: TargetEvaluation) -> Bool {
+        guard item.emitted != nil,
+              facts.isSettling || evaluation.addresses.contains(where: { $0.link?.isComingUp == true }) else { return false }
         let now = clock.now()
         let since = settlingSince ?? now
         guard now &- since < core.configuration.maximumSettleTime.clampedNanoseconds else { return false }

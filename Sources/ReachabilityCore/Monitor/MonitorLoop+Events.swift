@@ -90,8 +90,9 @@ extension MonitorLoop {
     package nonisolated(unsafe) static var edgeHook: (@Sendable (LeadingEdge) -> Void)?
     /// Test seam: called on the event thread right after a round read the
     /// path facts, before it asks for the targets (a link may change between
-    /// the two). Set only while no monitor runs but the test's.
-    package nonisolated(unsafe) static var pathFactsHook: (@Sendable () -> Void)?
+    /// the two), with whether the round is a leading edge's. Set only while
+    /// no monitor runs but the test's.
+    package nonisolated(unsafe) static var pathFactsHook: (@Sendable (_ leadingEdge: Bool) -> Void)?
 }
 
 extension MonitorLoop.Dirty {

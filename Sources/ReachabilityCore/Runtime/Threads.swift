@@ -30,15 +30,49 @@ package enum ThreadRole: String {
 }
 
 /// The library's joinable threads running now (their body not yet
-/// returned): the monitors' and trackers' threads, which a `stop()` joins.
-/// Not the modem reader's: `ModemManagerRadio.shared`'s lives with the
-/// process. Not the detached resolvers and probes, which end on their own.
-private let running = Atomic<Int>(0)
+/// returned), by role: the monitors' and trackers' threads, which a
+/// `stop()` joins, and the modem reader's (`ModemManagerRadio.shared`'s
+/// lives with the process). Not the detached resolvers and probes, which
+/// end on their own.
+private let runningMonitors = Atomic<Int>(0)
+private let runningTrackers = Atomic<Int>(0)
+#if !REACH_NO_MODEM_FACTS
+private let runningModemReaders = Atomic<Int>(0)
+#endif
 
 /// How many monitor and tracker threads run now (for tests: a thread that
-/// outlived its `stop()`). Counted, not found by name: a thread started from
-/// one of ours inherits its name.
-package func runningLibraryThreads() -> Int { running.load(ordering: .acquiring) }
+/// outlived its `stop()`).
+package func runningLibraryThreads() -> Int {
+    runningLibraryThreads(.monitor) + runningLibraryThreads(.tracker)
+}
+
+/// How many of the library's joinable threads of `role` run now; 0 for the
+/// detached roles. Counted, not found by name: a thread started from one of
+/// ours inherits its name, and a joined thread may still be listed in
+/// /proc/self/task for a moment (under qemu-user, whose emulated exit wakes
+/// the joiner before the host thread ends).
+package func runningLibraryThreads(_ role: ThreadRole) -> Int {
+    switch role {
+    case .monitor: runningMonitors.load(ordering: .acquiring)
+    case .tracker: runningTrackers.load(ordering: .acquiring)
+    case .resolver, .probe: 0
+    #if !REACH_NO_MODEM_FACTS
+    case .modems: runningModemReaders.load(ordering: .acquiring)
+    #endif
+    }
+}
+
+/// Counts a joinable thread of `role` in (1) or out (-1).
+private func countThread(_ role: ThreadRole, _ delta: Int) {
+    switch role {
+    case .monitor: runningMonitors.add(delta, ordering: .releasing)
+    case .tracker: runningTrackers.add(delta, ordering: .releasing)
+    case .resolver, .probe: break
+    #if !REACH_NO_MODEM_FACTS
+    case .modems: runningModemReaders.add(delta, ordering: .releasing)
+    #endif
+    }
+}
 
 /// Starts a detached thread running `body`.
 package func startThread(_ role: ThreadRole, _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
@@ -56,16 +90,12 @@ private func createThread(_ role: ThreadRole, detached: Bool,
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
     pthread_attr_setdetachstate(&attributes, Int32(detached ? PTHREAD_CREATE_DETACHED : PTHREAD_CREATE_JOINABLE))
-    #if REACH_NO_MODEM_FACTS
     let counted = !detached
-    #else
-    let counted = !detached && role != .modems
-    #endif
-    if counted { running.add(1, ordering: .relaxed) }
+    if counted { countThread(role, 1) }
     let context = Unmanaged.passRetained(ThreadBody {
         _ = creach_thread_set_name(role.rawValue)
         body()
-        if counted { running.subtract(1, ordering: .releasing) }
+        if counted { countThread(role, -1) }
     }).toOpaque()
     var thread = pthread_t()
     let rc = pthread_create(&thread, &attributes, { context in
@@ -73,7 +103,7 @@ private func createThread(_ role: ThreadRole, detached: Bool,
         return nil
     }, context)
     if rc != 0 {
-        if counted { running.subtract(1, ordering: .relaxed) }
+        if counted { countThread(role, -1) }
         Unmanaged<ThreadBody>.fromOpaque(context).release()
         throw .system(operation: "pthread_create", errno: SystemErrno(rawValue: rc))
     }
