@@ -191,7 +191,7 @@ let package = Package(
         // product, and only test targets depend on it: no user sees it.
         .target(
             name: "ReachabilityTestSupport",
-            dependencies: ["LinuxReachability", "ReachabilityCore", "CReachability", "ReachabilityTesting",
+            dependencies: ["LinuxReachability", "CReachability", "ReachabilityTesting",
                            "ReachabilityModemManager"],
             path: "Tests/ReachabilityTestSupport",
             exclude: ["modemmanager_standin.py", "bus_spoofer.py"]

@@ -158,7 +158,7 @@ final class NetworkTests: CompatTestCase {
     /// cancelled when the loop ends: no monitor thread is left (issue 40).
     func testAForAwaitLoopOverATemporaryMonitorGetsPathsAndCancelsItAtTheEnd() async throws {
         let ns = try makeWiredNamespace()
-        let before = threads(.monitor)
+        let before = runningLibraryThreads(.monitor)
         var statuses: [NWPath.Status] = []
         for await path in NWPathMonitor() {
             statuses.append(path.status)
@@ -166,7 +166,7 @@ final class NetworkTests: CompatTestCase {
         }
         XCTAssertEqual(statuses, [.satisfied, .unsatisfied])
         // Ending the loop drops its iterator, whose stream's termination cancels (and joins) the monitor.
-        XCTAssertEqual(threads(.monitor), before, "the loop's monitor still runs after the loop")
+        XCTAssertEqual(runningLibraryThreads(.monitor), before, "the loop's monitor still runs after the loop")
     }
 
     /// As Apple's (a started monitor holds itself until cancelled, Apple DTS
@@ -197,7 +197,7 @@ final class NetworkTests: CompatTestCase {
     func testACancelWhileStartIsUnderWayLeavesNoMonitorRunning() throws {
         _ = try makeWiredNamespace()
         let monitor = NWPathMonitor()
-        let before = threads(.monitor)
+        let before = runningLibraryThreads(.monitor)
         nonisolated(unsafe) var started: ReachabilityMonitor?
         defer { started?.stop() }
         monitor.testHooks.beforeStart = { [unowned monitor] engine in
@@ -206,7 +206,7 @@ final class NetworkTests: CompatTestCase {
         }
         monitor.start(queue: DispatchQueue(label: "nw-race"))
         XCTAssertEqual(started?.isRunning, false, "cancel() during start: a monitor left running")
-        XCTAssertEqual(threads(.monitor), before)
+        XCTAssertEqual(runningLibraryThreads(.monitor), before)
     }
 
     /// A path given while a `for await` loop registers must come after the

@@ -5,6 +5,7 @@ import Foundation
 import LinuxReachability
 import ReachabilityCompatSupport
 import Synchronization
+import ReachabilityCore
 import SystemConfiguration
 import XCTest
 
@@ -418,7 +419,7 @@ final class SystemConfigurationTests: CompatTestCase {
     func testUnschedulingWhileASchedulingStartsLeavesNoMonitorRunning() throws {
         _ = try makeWiredNamespace()
         let ref = try XCTUnwrap(address("0.0.0.0"))
-        let before = threads(.monitor)
+        let before = runningLibraryThreads(.monitor)
         let started = Mutex<[ReachabilityMonitor]>([])
         defer { started.withLock { $0 }.forEach { $0.stop() } }
         ref.testHooks.beforeStart = { [unowned ref] monitor in
@@ -434,7 +435,7 @@ final class SystemConfigurationTests: CompatTestCase {
         XCTAssertTrue(SCNetworkReachabilityScheduleWithRunLoop(ref, CFRunLoopGetCurrent(), kCFRunLoopDefaultMode))
         XCTAssertEqual(started.withLock { $0.map(\.isRunning) }, [false, false],
                        "UnscheduleFromRunLoop during the start: a monitor left running")
-        XCTAssertEqual(threads(.monitor), before)
+        XCTAssertEqual(runningLibraryThreads(.monitor), before)
         XCTAssertFalse(ref.isScheduled)
     }
 

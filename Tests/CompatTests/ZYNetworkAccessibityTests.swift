@@ -3,6 +3,7 @@
 // notified only on change, stop back to checking.
 
 import Foundation
+import ReachabilityCore
 import SystemConfiguration
 @testable import ZYNetworkAccessibity
 import XCTest
@@ -40,7 +41,7 @@ final class ZYNetworkAccessibityTests: CompatTestCase {
 
     func testAStopWhileStartIsUnderWayLeavesNothingWatching() throws {
         _ = try makeWiredNamespace()
-        let before = threads(.monitor)
+        let before = runningLibraryThreads(.monitor)
         nonisolated(unsafe) var scheduled: SCNetworkReachability?
         ZYNetworkAccessibity.testHookBeforeStore = { reachability in
             scheduled = reachability
@@ -52,7 +53,7 @@ final class ZYNetworkAccessibityTests: CompatTestCase {
         }
         ZYNetworkAccessibity.start()
         XCTAssertEqual(scheduled?.isScheduled, false, "stop() during start(): still scheduled")
-        XCTAssertEqual(threads(.monitor), before)
+        XCTAssertEqual(runningLibraryThreads(.monitor), before)
         XCTAssertEqual(ZYNetworkAccessibity.currentState(), .checking)
     }
 

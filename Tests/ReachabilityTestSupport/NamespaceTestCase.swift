@@ -3,7 +3,6 @@
 
 import Foundation
 import LinuxReachability
-import ReachabilityCore
 import XCTest
 
 #if canImport(Glibc)
@@ -93,16 +92,6 @@ open class NamespaceTestCase: XCTestCase {
             XCTFail("cannot open an evaluator in \(namespace.name): \(error)", file: file, line: line)
             throw TestStopped(reason: "\(error)")
         }
-    }
-
-    /// The library's threads of `role` running now (`.monitor`, `.tracker`):
-    /// counted by the library from its start to its body's end, so a stop
-    /// that joined one has uncounted it. Not by name in /proc: under
-    /// qemu-user a joined thread stays listed, not yet exiting, for a moment
-    /// after `pthread_join` returns (its emulated exit wakes the joiner
-    /// before the host thread ends: 54 of 2,000 joins in a C loop).
-    package func threads(_ role: ThreadRole) -> Int {
-        runningLibraryThreads(role)
     }
 
     /// Attaches to a tun device in `namespace`; the fd is closed (detaching) when the test ends.

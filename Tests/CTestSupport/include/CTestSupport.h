@@ -23,10 +23,9 @@ int test_thread_setresuid(uid_t ruid, uid_t euid, uid_t suid);
  * in do_exit, before the task leaves /proc/self/task; such a task already
  * has PF_EXITING in its flags (stat's ninth field), so a joined thread is
  * not counted, while a thread that still runs always is. Not so under
- * qemu-user: its emulated exit wakes the joiner before the host thread
- * ends, which stays listed, not exiting, for a moment (54 of 2,000 joins
- * in a C loop). For joinable threads, tests count with the library's
- * runningLibraryThreads(_:); this is for the detached ones, polled. -1 when
+ * qemu-user, so tests count joinable threads with the library's
+ * runningLibraryThreads(_:) (Runtime/Threads.swift says why); this is for
+ * the detached ones, polled. -1 when
  * /proc/self/task cannot be read.
  */
 int test_live_threads(const char *name, int prefix);
